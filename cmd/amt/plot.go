@@ -3,9 +3,52 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/plots"
 )
 
-// cmdPlot is a placeholder until its issue lands; it must be replaced.
-func cmdPlot(_ context.Context, _ *cliEnv, _ []string) error {
-	return errors.New("plot: not implemented yet")
+// cmdPlot redraws an experiment's figures, tables and report.md from the
+// result files in its folder.
+func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
+	flags := newFlagSet(env, "plot", "(-config FILE | -dir results/<experiment>) [-primary AGENT]")
+	config := flags.String("config", "", "experiment `config` (YAML); its results folder is the config's output (default results/<name>)")
+	dir := flags.String("dir", "", "results `folder` of one experiment (overrides the config's output)")
+	assets := flags.String("assets", "", "assets `folder` for the config's relative paths (default: $AMT_ASSETS or the shared assets)")
+	primary := flags.String("primary", "", "`agent` drawn against the exhaustive baseline (default: cover, else the first agent that is not random)")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return fmt.Errorf("plot: unexpected arguments %q", flags.Args())
+	}
+	if *config == "" && *dir == "" {
+		flags.Usage()
+		return errors.New("plot: give -config FILE or -dir results/<experiment>")
+	}
+	out := *dir
+	if *config != "" {
+		cfg, err := experiments.LoadConfig(*config, *assets)
+		if err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		if out == "" {
+			out = cfg.Output
+		}
+	}
+	e, err := plots.Load(out, *config)
+	if errors.Is(err, fs.ErrNotExist) && *config != "" {
+		return fmt.Errorf("plot: %w (run \"amt run -config %s\" first)", err, *config)
+	}
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	res, err := plots.Render(ctx, e, plots.Options{Primary: *primary})
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	_, err = fmt.Fprintf(env.stdout, "%s: wrote %s/%s, %d figure files, %d table files\n", e.Name, out, res.Report, len(res.Figures), len(res.Tables))
+	return err
 }

@@ -104,6 +104,13 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	tmp := f.Name()
+	// CreateTemp makes the file private (0600); result files are ordinary
+	// files, readable like any other output.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("record: %w", err)
+	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(tmp)

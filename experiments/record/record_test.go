@@ -104,3 +104,17 @@ func TestVerdictsCSVErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteFileAtomicMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.txt")
+	if err := WriteFileAtomic(p, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v, want 0644 (readable result files)", st.Mode().Perm())
+	}
+}

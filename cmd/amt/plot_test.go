@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runPlot(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := dispatch(context.Background(), &cliEnv{stdout: &out, stderr: &errb}, append([]string{"plot"}, args...))
+	return out.String(), errb.String(), err
+}
+
+// tinyResults copies the plots package's hand-made experiment folder.
+func tinyResults(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "plots", "testdata", "tiny")
+	dst := filepath.Join(t.TempDir(), "tiny")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestPlotDir(t *testing.T) {
+	dir := tinyResults(t)
+	out, _, err := runPlot(t, "-dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "tiny: wrote "+filepath.Join(dir, "report.md")) {
+		t.Errorf("stdout %q", out)
+	}
+	for _, f := range []string{"report.md", "figures/violation-rate-per-mr.png", "figures/cumulative-violations.svg", "tables/table1-effects-per-class.tex"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if _, _, err := runPlot(t, "-dir", dir, "-primary", "random"); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !bytes.Contains(second, []byte("compared with the baseline in the figures: `random`")) || bytes.Equal(first, second) {
+		t.Error("-primary random did not change the report")
+	}
+}
+
+func TestPlotErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "give -config FILE or -dir"},
+		{[]string{"-dir", filepath.Join(t.TempDir(), "nope")}, "nope"},
+		{[]string{"-dir", t.TempDir()}, "holds no results"},
+		{[]string{"-config", filepath.Join(t.TempDir(), "missing.yaml")}, "missing.yaml"},
+		{[]string{"-dir", "x", "extra"}, "unexpected arguments"},
+		{[]string{"-bogus"}, "bogus"},
+	} {
+		_, _, err := runPlot(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want error containing %q", tc.args, err, tc.want)
+		}
+	}
+	dir := tinyResults(t)
+	if _, _, err := runPlot(t, "-dir", dir, "-primary", "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("unknown primary: %v", err)
+	}
+}
+
+// -config reads the results folder from the experiment's config and quotes
+// the config in the report.
+func TestPlotConfig(t *testing.T) {
+	cfg := filepath.Join("..", "..", "experiments", "rq1-classification.yaml")
+	if _, err := os.Stat(cfg); err != nil {
+		t.Skip("experiments/rq1-classification.yaml not there yet")
+	}
+	dir := tinyResults(t)
+	if _, _, err := runPlot(t, "-config", cfg, "-dir", dir); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(cfg)
+	got, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !bytes.Contains(got, want) {
+		t.Error("report does not quote the config given with -config")
+	}
+}

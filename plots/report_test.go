@@ -1,0 +1,238 @@
+package plots
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyDir copies a testdata folder to a temporary one (Render writes into
+// the experiment's folder).
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func renderTiny(t *testing.T, opt Options) string {
+	t.Helper()
+	dir := copyDir(t, "testdata/tiny")
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, opt); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func readTable(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, TablesDir, name+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The answers below are worked out by hand from testdata/tiny (see the
+// comments); they are the contract of the aggregation.
+func TestRenderTinyKnownAnswers(t *testing.T) {
+	dir := renderTiny(t, Options{})
+	for _, tc := range []struct{ table, want string }{
+		// cover pools its two seeds: Flip U/D 3/3 and 0/1 → 3/4 = 75 % (the
+		// mean of the per-seed rates would be 50 %); Blur 1/3; Rotation
+		// 0/1; Shear never chosen (empty). Sorted ascending by cover, empty
+		// last. Baseline: Blur 1/4, Flip U/D 3/4, Rotation 1/8, Shear 2/8.
+		// At Table 1's angles: shear ±20° is 2/8; the table has no ±30°
+		// rotation rows (empty).
+		{"violation-rate-per-mr", "MR,cover,random,baseline (all angles),\"baseline (rot ±30°, shear ±20°)\",paper Table 1 Avg.,ours − paper\n" +
+			"Rotation,0.00,,12.50,,40.43,\n" +
+			"Blur,33.33,0.00,25.00,25.00,10.46,+14.54\n" +
+			"Flip U/D,75.00,,75.00,75.00,51.06,+23.94\n" +
+			"Shear,,50.00,25.00,25.00,30.70,-5.70\n"},
+		{"violation-rate-per-degree-rotation", "degrees,cover,cover selections,random,random selections,baseline\n" +
+			"-10,,0,,0,0.00\n" +
+			"10,0.00,1,,0,25.00\n"},
+		{"violation-rate-per-degree-shear", "degrees,cover,cover selections,random,random selections,baseline\n" +
+			"-20,,0,100.00,1,25.00\n" +
+			"20,,0,0.00,1,25.00\n"},
+		// cover: 4 violations in 8 iterations; per-seed rates 75 % and 25 %
+		// (sd 35.36). random: 1 in 4. Oracles: Flip U/D fails on 3 of 4
+		// images; every image has a failing variant.
+		{"final-violation-rate", "agent,scenario,seeds,violation rate (%),sd over seeds,min,max,gap to best single arm (pp),gap to per-image best (pp)\n" +
+			"cover,hierarchical,2,50.00,35.36,25.00,75.00,25.00,50.00\n" +
+			"random,hierarchical,1,25.00,0.00,25.00,25.00,50.00,75.00\n"},
+		{"oracles", "scenario,oracle,variant,images,violation rate (%)\n" +
+			"hierarchical,best single arm,flipud,4,75.00\n" +
+			"hierarchical,per-image best arm,per image,4,100.00\n"},
+		// Runtime: cover 10 ms, random 5 ms (from timing.json). Unmodified
+		// accuracy pooled over cover's and random's runs: 9/12; modified:
+		// cover 2/8, random 2/4.
+		{"table2-runtime-accuracy", ",runtime cover (s),runtime random (s),accuracy unmodified (%),accuracy cover (%),accuracy random (%)\n" +
+			"ours,0.010,0.005,75.00,25.00,50.00\n" +
+			"paper,0.1,0.06,96.60,54.00,72.90\n"},
+		{"runtime-accuracy-per-agent", "agent,mode,runs,iterations,ms per iteration,µs per decision,accuracy unmodified (%),accuracy modified (%),violation rate (%)\n" +
+			"cover,online,2,8,10.00,800.00,75.00,25.00,50.00\n" +
+			"random,online,1,4,5.00,2.00,75.00,50.00,25.00\n"},
+	} {
+		if got := readTable(t, dir, tc.table); got != tc.want {
+			t.Errorf("%s.csv:\n%s\nwant:\n%s", tc.table, got, tc.want)
+		}
+	}
+	// Table 1: Flip U/D fails on images 0, 1, 3 (classes 0, 1, 3), not on 2.
+	t1 := readTable(t, dir, "table1-effects-per-class")
+	if !strings.Contains(t1, "Flip U/D,100.00,100.00,0.00,100.00,,,,,,,75.00\n") {
+		t.Errorf("table 1:\n%s", t1)
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	for _, w := range []string{"The times of agent `random` come from its timing.json", "name: tiny", "4 images × 6 variants = 24 rows"} {
+		if !strings.Contains(string(report), w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+}
+
+func TestRenderPrimary(t *testing.T) {
+	dir := renderTiny(t, Options{Primary: "random"})
+	// Sorted by random now: Blur 0, Shear 50, then Rotation and Flip U/D
+	// (not chosen by random) in the paper's order.
+	got := readTable(t, dir, "violation-rate-per-mr")
+	var order []string
+	for _, l := range strings.Split(strings.TrimSpace(got), "\n")[1:] {
+		order = append(order, strings.Split(l, ",")[0])
+	}
+	if strings.Join(order, ";") != "Blur;Shear;Flip U/D;Rotation" {
+		t.Errorf("order %v", order)
+	}
+	e, _ := Load(dir, "")
+	if _, err := Render(context.Background(), e, Options{Primary: "nosuch"}); err == nil || !strings.Contains(err.Error(), `"nosuch" not found`) {
+		t.Errorf("unknown primary: %v", err)
+	}
+}
+
+func TestRenderCancelled(t *testing.T) {
+	dir := copyDir(t, "testdata/tiny")
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Render(ctx, e, Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ReportFile)); err == nil {
+		t.Error("a cancelled render wrote the report")
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	write := func(dir, name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"empty folder", nil, "holds no results"},
+		{"bad table", map[string]string{"sweep.csv": "image,mr,param,violation\n0,blur,,maybe\n"}, `sweep.csv:2: column "violation"`},
+		{"header only", map[string]string{"sweep.csv": "image,mr,param,violation\n"}, "no rows"},
+		{"bad summary", map[string]string{"cover/summary.json": `{"agent":"cover","runs":[],"extra":1}`}, "extra"},
+		{"bad log name", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-x.jsonl": ""}, "seed-x.jsonl"},
+		{"empty log", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "\n"}, "seed-1.jsonl is empty"},
+		{"bad log line", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "{\"iteration\":1}\n{oops\n"}, "seed-1.jsonl:2"},
+		{"timing mismatch", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[{"seed":1,"iterations":1,"violations":0,"arms":{},"params":{},"original_score":0,"modified_score":0}]}`,
+			"cover/timing.json": `{"runs":[]}`}, "timing.json has 0 runs"},
+	} {
+		dir := t.TempDir()
+		for n, c := range tc.files {
+			write(dir, n, c)
+		}
+		_, err := Load(dir, "")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want error containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing"), ""); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing folder: %v", err)
+	}
+	// A summary without a scenario is rejected when rendering.
+	dir := t.TempDir()
+	write(dir, "cover/summary.json", `{"agent":"cover","runs":[]}`)
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err == nil || !strings.Contains(err.Error(), `missing field "scenario"`) {
+		t.Errorf("no scenario: %v", err)
+	}
+}
+
+// A flat rotation scenario (RQ2): the angles are the agent's main arms, the
+// report shows the per-degree comparison and no per-MR or Table 1 section.
+func TestRenderFlatScenario(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, VerdictsFile), []byte("image,mr,param,pred_original,pred_transformed,violation,label\n"+
+		"0,rotation,-10,0,0,0,0\n0,rotation,10,0,3,1,0\n1,rotation,-10,1,2,1,1\n1,rotation,10,1,4,1,1\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "cover"), 0o755)
+	os.WriteFile(filepath.Join(dir, "cover", SummaryFile), []byte(`{"agent":"cover","scenario":"rotation","mode":"replay","runs":[
+		{"seed":1,"iterations":2,"violations":2,"arms":{"rotation:10":{"count":2,"violations":2}},"params":{},"original_score":2,"modified_score":0},
+		{"seed":2,"iterations":2,"violations":1,"arms":{"rotation:-10":{"count":1,"violations":0},"rotation:10":{"count":1,"violations":1}},"params":{},"original_score":2,"modified_score":1}]}`), 0o644)
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Render(context.Background(), e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	for _, w := range []string{"(RQ2: robustness boundaries)", "No configuration file"} {
+		if !strings.Contains(string(report), w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	for _, w := range []string{"Violation rate per MR", "Effects per class", "Table 2 row"} {
+		if strings.Contains(string(report), w) {
+			t.Errorf("flat-scenario report has %q", w)
+		}
+	}
+	if got, want := readTable(t, dir, "violation-rate-per-degree-rotation"), "degrees,cover,cover selections,baseline\n-10,0.00,1,50.00\n10,100.00,3,100.00\n"; got != want {
+		t.Errorf("per degree:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := readTable(t, dir, "oracles"), "scenario,oracle,variant,images,violation rate (%)\nrotation,best single arm,rotation:10,2,100.00\nrotation,per-image best arm,per image,2,100.00\n"; got != want {
+		t.Errorf("oracles:\n%s\nwant:\n%s", got, want)
+	}
+	if contains(out.Figures, filepath.Join(FiguresDir, "violation-rate-per-degree-shear.png")) || contains(out.Figures, filepath.Join(FiguresDir, "progress-cover.png")) {
+		t.Errorf("figures without data: %v", out.Figures)
+	}
+}
