@@ -1,0 +1,165 @@
+package features
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"gorgonia.org/tensor"
+
+	"github.com/amt-dev/amt/data"
+	"github.com/amt-dev/amt/nn"
+	"github.com/amt-dev/amt/nn/preprocess"
+	"github.com/amt-dev/amt/rgb"
+)
+
+// DefaultModelFile is the default feature model, in the assets' models/
+// folder: the 512-d SqueezeNet-1.1 trunk with global average pooling, the
+// stand-in for the paper's ImageNet ResNet-18 (see the assets manifest).
+const DefaultModelFile = "features512_squeezenet1_1.onnx"
+
+// DefaultModelPath returns the path of [DefaultModelFile] in the assets
+// folder (see data.AssetsDir).
+func DefaultModelPath() (string, error) {
+	dir, err := data.AssetsDir()
+	if err != nil {
+		return "", fmt.Errorf("features: default model: %w", err)
+	}
+	return filepath.Join(dir, "models", DefaultModelFile), nil
+}
+
+// ModelOptions configures a [Model] extractor. The zero value suits the
+// default feature model.
+type ModelOptions struct {
+	// Norm normalises the resized image; nil means ImageNet's mean and
+	// standard deviation (preprocess.ImageNet), which the default model
+	// expects.
+	Norm *preprocess.Norm
+	// BatchSize is the largest number of images per forward pass; 0 means 16.
+	BatchSize int
+}
+
+// Model is an extractor whose features are the output of an ONNX model
+// (run by package nn): each image is resized to the model's input size
+// with Pillow's bilinear filter (as torchvision's Resize does on a square
+// input), normalised, and the model's single output [N, D] (or [N, D, 1,
+// 1]) gives D features per image.
+//
+// For the default model and CIFAR-10 images this is the original tool's
+// pipeline (Resize(224) + ToTensor + Normalize). The original fed
+// non-square images (COCO) to the network with their aspect ratio kept
+// (shorter side 224) and relied on adaptive pooling; the ONNX models here
+// have a fixed input size, so non-square images are resized to it, which
+// distorts them.
+//
+// The original tool also added an unseeded random bias (PyTorch's default
+// init of an identity fc layer, uniform in ±1/√512) to every feature; Model
+// does not: its features are deterministic.
+//
+// A Model is not safe for concurrent use; give each goroutine its own
+// [Model.Clone].
+type Model struct {
+	m     *nn.Model
+	pre   preprocess.Classifier
+	dim   int
+	batch int
+	buf   []float32
+}
+
+// LoadModel loads the ONNX feature model at path (see [NewModel]).
+func LoadModel(path string, opt ModelOptions) (*Model, error) {
+	m, err := nn.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("features: %w", err)
+	}
+	return NewModel(m, opt)
+}
+
+// NewModel returns an extractor running m, which must have one input of
+// shape [N, 3, H, W] (N dynamic or 1) with fixed H and W and one output of shape [N, D] or
+// [N, D, 1, 1] with a fixed D. Other shapes are an error naming the model
+// and the shape.
+func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
+	ins, outs := m.Inputs(), m.Outputs()
+	if len(ins) != 1 {
+		return nil, fmt.Errorf("features: model %s has %d inputs, want 1 image input [N, 3, H, W]", m.Name(), len(ins))
+	}
+	s := ins[0].Shape
+	if len(s) != 4 || s[1] != 3 || s[2] <= 0 || s[3] <= 0 {
+		return nil, fmt.Errorf("features: model %s input %q has shape %v, want [N, 3, H, W] with a fixed H and W", m.Name(), ins[0].Name, s)
+	}
+	if len(outs) != 1 {
+		return nil, fmt.Errorf("features: model %s has %d outputs, want 1 feature output [N, D]", m.Name(), len(outs))
+	}
+	o := outs[0].Shape
+	ok := len(o) >= 2 && o[1] > 0
+	for _, d := range o[min(len(o), 2):] {
+		ok = ok && d == 1
+	}
+	if !ok {
+		return nil, fmt.Errorf("features: model %s output %q has shape %v, want [N, D] (or [N, D, 1, 1]) with a fixed D", m.Name(), outs[0].Name, o)
+	}
+	norm := preprocess.ImageNet()
+	if opt.Norm != nil {
+		norm = *opt.Norm
+	}
+	if err := norm.Validate(); err != nil {
+		return nil, fmt.Errorf("features: %w", err)
+	}
+	batch := opt.BatchSize
+	if batch == 0 {
+		batch = 16
+	}
+	if batch < 0 {
+		return nil, fmt.Errorf("features: batch size %d must be positive", opt.BatchSize)
+	}
+	if s[0] > 1 {
+		// nn runs a model with a fixed batch of 1 image by image, but other
+		// fixed batch sizes must be matched exactly.
+		return nil, fmt.Errorf("features: model %s input %q has a fixed batch size %d; want a dynamic one or 1", m.Name(), ins[0].Name, s[0])
+	}
+	return &Model{m: m, pre: preprocess.Classifier{W: s[3], H: s[2], Norm: norm}, dim: o[1], batch: batch}, nil
+}
+
+// Clone returns an extractor sharing x's weights, for another goroutine.
+func (x *Model) Clone() *Model {
+	return &Model{m: x.m.Clone(), pre: x.pre, dim: x.dim, batch: x.batch}
+}
+
+// Dim returns the model's number of output features.
+func (x *Model) Dim() int { return x.dim }
+
+// Extract runs the model on the images, at most BatchSize at a time.
+func (x *Model) Extract(imgs []rgb.Image) ([][]float32, error) {
+	out := make([][]float32, 0, len(imgs))
+	per := x.pre.Len()
+	for start := 0; start < len(imgs); start += x.batch {
+		chunk := imgs[start:min(start+x.batch, len(imgs))]
+		n := len(chunk)
+		if cap(x.buf) < n*per {
+			x.buf = make([]float32, n*per)
+		}
+		buf := x.buf[:n*per]
+		for i, m := range chunk {
+			if err := m.Validate(); err != nil {
+				return nil, fmt.Errorf("features: image %d: %w", start+i, err)
+			}
+			if err := x.pre.Into(buf[i*per:(i+1)*per], m); err != nil {
+				return nil, fmt.Errorf("features: image %d: %w", start+i, err)
+			}
+		}
+		in := tensor.New(tensor.WithShape(n, 3, x.pre.H, x.pre.W), tensor.WithBacking(buf))
+		res, err := x.m.Run(in)
+		if err != nil {
+			return nil, fmt.Errorf("features: %w", err)
+		}
+		vals, ok := res[0].Data().([]float32)
+		if !ok || len(vals) != n*x.dim {
+			return nil, fmt.Errorf("features: model %s returned %v values of shape %v for %d images, want %d×%d float32",
+				x.m.Name(), res[0].Dtype(), res[0].Shape(), n, n, x.dim)
+		}
+		for i := range n {
+			out = append(out, append([]float32(nil), vals[i*x.dim:(i+1)*x.dim]...))
+		}
+	}
+	return out, nil
+}
