@@ -1,0 +1,45 @@
+package mr_test
+
+import (
+	"fmt"
+
+	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/rgb"
+)
+
+func ExampleParse() {
+	rel, err := mr.Parse("rotation:30,invert")
+	if err != nil {
+		panic(err)
+	}
+	img := rgb.New(32, 32)
+	out := rel.Apply(img) // rotate clockwise by 30°, then invert
+	boxes := rel.ApplyBoxes([]rgb.Box{{X: 8, Y: 8, W: 16, H: 16}}, img.W, img.H)
+	fmt.Println(rel.Name(), out.W, out.H, len(boxes))
+
+	_, err = mr.Parse("shear:89")
+	fmt.Println(err)
+	// Output:
+	// rotation:30,invert 32 32 1
+	// mr: shear angle 89 degrees is out of range: want a finite value in [-85, 85]
+}
+
+func ExampleActionSet_Variants() {
+	grid, err := mr.ParseGrid("-10:10:5")
+	if err != nil {
+		panic(err)
+	}
+	set, err := mr.NewActionSet("small", []mr.Arm{{MR: "fliplr"}, {MR: "rotation", Params: grid}})
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range set.Variants() {
+		fmt.Println(v.Index, v.Arm, v.Param, v.Relation.Name())
+	}
+	// Output:
+	// 0 0 0 fliplr
+	// 1 1 0 rotation:-10
+	// 2 1 1 rotation:-5
+	// 3 1 2 rotation:5
+	// 4 1 3 rotation:10
+}

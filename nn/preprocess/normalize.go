@@ -1,0 +1,116 @@
+package preprocess
+
+import (
+	"fmt"
+
+	"github.com/amt-dev/amt/rgb"
+)
+
+// Norm is a per-channel normalisation (R, G, B): x = (v/255 − Mean)/Std.
+type Norm struct {
+	Mean, Std [3]float32
+}
+
+// ImageNet returns torchvision's ImageNet normalisation,
+// mean (0.485, 0.456, 0.406) and std (0.229, 0.224, 0.225), the one the
+// CIFAR-10 models and the feature extractor expect.
+func ImageNet() Norm {
+	return Norm{Mean: [3]float32{0.485, 0.456, 0.406}, Std: [3]float32{0.229, 0.224, 0.225}}
+}
+
+// Unit returns the normalisation that only scales to [0, 1] (x = v/255).
+func Unit() Norm { return Norm{Std: [3]float32{1, 1, 1}} }
+
+// table returns the 256 output values of each channel. Every step is
+// rounded to float32 like torchvision's ToTensor + Normalize:
+// x = float32(v)/255; x = x − mean; x = x / std.
+func (n Norm) table() (t [3][256]float32) {
+	for c := 0; c < 3; c++ {
+		for v := 0; v < 256; v++ {
+			x := float32(v) / float32(255)
+			x = float32(x - n.Mean[c])
+			t[c][v] = float32(x / n.Std[c])
+		}
+	}
+	return t
+}
+
+// Validate reports whether every Std is non-zero.
+func (n Norm) Validate() error {
+	for c, s := range n.Std {
+		if s == 0 || s != s {
+			return fmt.Errorf("preprocess: normalisation std[%d] = %v, want a non-zero number", c, s)
+		}
+	}
+	return nil
+}
+
+// Normalize writes src as a normalised CHW float32 tensor into dst, which
+// must hold exactly 3·W·H values (one image of an NCHW batch, e.g.
+// batch[i*n:(i+1)*n]): dst[c·H·W + y·W + x] = (Pix[y,x,c]/255 − Mean[c]) /
+// Std[c], each step rounded to float32.
+func Normalize(dst []float32, src rgb.Image, n Norm) error {
+	if err := src.Validate(); err != nil {
+		return fmt.Errorf("preprocess: normalize: %w", err)
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	plane := src.W * src.H
+	if len(dst) != 3*plane {
+		return fmt.Errorf("preprocess: normalize: destination holds %d values, a %dx%d image needs 3x%d = %d", len(dst), src.W, src.H, plane, 3*plane)
+	}
+	t := n.table()
+	r, g, b := dst[:plane], dst[plane:2*plane], dst[2*plane:]
+	for i := 0; i < plane; i++ {
+		p := src.Pix[i*3 : i*3+3 : i*3+3]
+		r[i], g[i], b[i] = t[0][p[0]], t[1][p[1]], t[2][p[2]]
+	}
+	return nil
+}
+
+// Classifier is the preprocessing of an image classifier: resize to W×H
+// with Pillow's bilinear filter (skipped when the image already has that
+// size), then Normalize. For the paper's SqueezeNet it is
+// Classifier{W: 224, H: 224, Norm: ImageNet()}; for the 32×32 ResNets
+// Classifier{W: 32, H: 32, Norm: ImageNet()}.
+type Classifier struct {
+	W, H int
+	Norm Norm
+}
+
+// Len returns the number of float32 values of one preprocessed image.
+func (c Classifier) Len() int { return 3 * c.W * c.H }
+
+// Into preprocesses src into dst, which must hold exactly c.Len() values.
+func (c Classifier) Into(dst []float32, src rgb.Image) error {
+	if c.W < 1 || c.H < 1 {
+		return fmt.Errorf("preprocess: classifier input size %dx%d must be at least 1x1", c.W, c.H)
+	}
+	if len(dst) != c.Len() {
+		return fmt.Errorf("preprocess: classifier destination holds %d values, want 3x%dx%d = %d", len(dst), c.H, c.W, c.Len())
+	}
+	img := src
+	if src.W != c.W || src.H != c.H {
+		if err := CheckResize(src, c.W, c.H); err != nil {
+			return err
+		}
+		img = Resize(src, c.W, c.H)
+	}
+	return Normalize(dst, img, c.Norm)
+}
+
+// Batch preprocesses imgs into the NCHW batch dst, which must hold exactly
+// len(imgs)·c.Len() values.
+func (c Classifier) Batch(dst []float32, imgs []rgb.Image) error {
+	n := c.Len()
+	if len(dst) != len(imgs)*n {
+		return fmt.Errorf("preprocess: batch destination holds %d values, want %d images x %d = %d", len(dst), len(imgs), n, len(imgs)*n)
+	}
+	for i, im := range imgs {
+		if err := c.Into(dst[i*n:(i+1)*n], im); err != nil {
+			return fmt.Errorf("batch image %d: %w", i, err)
+		}
+	}
+	return nil
+}
