@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# compare.sh runs amt's Go model benchmarks and ONNX Runtime (ortbench.mjs)
+# on the same workloads in one run, one after the other, and prints
+#   model, batch, amt ms/img, ORT ms/img, ratio amt/ORT
+# Missing Go benchmarks (or a Go side that does not build yet) show "n/a".
+#
+# Usage: bash nn/ortbench/compare.sh            (from anywhere in the repo)
+#        bash nn/ortbench/compare.sh -table GO_OUT ORT_OUT   (only the table,
+#             from saved outputs of go test -bench and ortbench.mjs)
+#
+# Environment:
+#   ORT_DIR        folder whose node_modules holds onnxruntime-node
+#                  (default <repo>/.cache/ortbench; installed there on the
+#                  first run with npm ... --ignore-scripts, which needs the
+#                  npm registry once)
+#   ORT_VERSION    onnxruntime-node version to install (default 1.30.0)
+#   BENCH_COUNT    repetitions per workload on both sides (go test -count,
+#                  ortbench.mjs -count; default 5); the table shows the median
+#                  of the repetitions' mean ms/img
+#   GO_BENCHTIME   go test -benchtime for the Go side (default 1s)
+#   ORT_MINTIME    seconds per repetition for ORT (default 1)
+#   ORT_SPIN       1 (default): ONNX Runtime's idle threads spin-wait (its
+#                  default); 0: they block (better on a busy shared machine)
+#   BENCH_RUN      regexp selecting workloads, e.g. 'squeezenet' (default all)
+#   GO             go command (default go)
+#   AMT_SHARED     the shared folder with assets/models (default ../shared)
+# The raw outputs of both sides are kept in $ORT_DIR/last-{go,ort}.txt.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ort_dir=${ORT_DIR:-$repo/.cache/ortbench}
+ort_version=${ORT_VERSION:-1.30.0}
+go_cmd=${GO:-go}
+count=${BENCH_COUNT:-5}
+go_benchtime=${GO_BENCHTIME:-1s}
+ort_mintime=${ORT_MINTIME:-1}
+ort_spin=${ORT_SPIN:-1}
+run_re=${BENCH_RUN:-.}
+
+die() { echo "compare.sh: $*" >&2; exit 1; }
+
+# table GO_OUTPUT ORT_OUTPUT prints the comparison table: per workload the
+# median over the repeated (-count) benchmark lines of their mean ms/img;
+# workload order: ORT's list, then any Go-only workloads.
+table() {
+	awk '
+	# value of the field just before the unit "ms/img"
+	function msimg(   i) { for (i = 2; i <= NF; i++) if ($i == "ms/img") return $(i - 1); return "" }
+	# median of the space-separated numbers in s
+	function median(s,   v, k, i, j, t) {
+		k = split(s, v, " ")
+		for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		return (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+	}
+	{ file = (FILENAME == ARGV[1]) ? 1 : 2 }
+	file == 1 && $1 ~ /^BenchmarkModels\// {
+		name = $1; sub(/^BenchmarkModels\//, "", name); sub(/-[0-9]+$/, "", name)
+		v = msimg(); if (v == "") next
+		if (!(name in amt)) order[++n] = name
+		amt[name] = amt[name] " " v
+	}
+	file == 2 && $1 ~ /^BenchmarkORT\// {
+		name = $1; sub(/^BenchmarkORT\//, "", name)
+		v = msimg(); if (v == "") next
+		if (!(name in ort)) ortorder[++m] = name
+		ort[name] = ort[name] " " v
+	}
+	END {
+		printf "%-14s %6s %13s %13s %14s\n", "model", "batch", "amt ms/img", "ORT ms/img", "ratio amt/ORT"
+		for (i = 1; i <= m; i++) row(ortorder[i])
+		for (i = 1; i <= n; i++) if (!(order[i] in ort)) row(order[i])
+	}
+	function row(name,   model, batch, a, o, r) {
+		model = name; batch = ""
+		if (match(name, /\/b[0-9]+$/)) { model = substr(name, 1, RSTART - 1); batch = substr(name, RSTART + 2) }
+		a = (name in amt) ? median(amt[name]) : ""
+		o = (name in ort) ? median(ort[name]) : ""
+		r = (a != "" && o != "" && o > 0) ? sprintf("%.2f", a / o) : "n/a"
+		printf "%-14s %6s %13s %13s %14s\n", model, batch, a == "" ? "n/a" : sprintf("%.3f", a), o == "" ? "n/a" : sprintf("%.3f", o), r
+	}
+' "$1" "$2"
+}
+
+if [ "${1:-}" = "-table" ]; then
+	[ $# -eq 3 ] || die "usage: compare.sh -table GO_BENCH_OUTPUT ORTBENCH_OUTPUT"
+	table "$2" "$3"
+	exit 0
+fi
+[ $# -eq 0 ] || die "unexpected arguments: $* (configure with environment variables, see the header)"
+
+command -v node >/dev/null || die "node (>= 18) is needed for the ONNX Runtime side; it is not on PATH"
+mkdir -p "$ort_dir"
+if [ ! -f "$ort_dir/node_modules/onnxruntime-node/package.json" ]; then
+	command -v npm >/dev/null || die "npm is needed once to install onnxruntime-node into $ort_dir"
+	echo "# installing onnxruntime-node@$ort_version into $ort_dir" >&2
+	npm install --prefix "$ort_dir" --no-save --no-audit --no-fund --ignore-scripts \
+		"onnxruntime-node@$ort_version" >&2 ||
+		die "npm install onnxruntime-node@$ort_version failed (offline? set ORT_DIR to a folder where it is installed)"
+fi
+
+go_out=$ort_dir/last-go.txt
+ort_out=$ort_dir/last-ort.txt
+
+# The Go side first, then ORT: never both at once, they would share the CPUs.
+go_re="^BenchmarkModels\$/$run_re"
+echo "# go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
+if ! (cd "$repo" && "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
+	echo "# the Go benchmarks failed or do not build yet (amt column: n/a); tail of $go_out:" >&2
+	tail -n 5 "$go_out" | sed 's/^/#   /' >&2
+fi
+
+echo "# node nn/ortbench/ortbench.mjs -count $count -mintime $ort_mintime -spin $ort_spin -run '$run_re'" >&2
+node "$repo/nn/ortbench/ortbench.mjs" -ort "$ort_dir" -count "$count" -mintime "$ort_mintime" -spin "$ort_spin" -run "$run_re" >"$ort_out" ||
+	die "ortbench.mjs failed (see above)"
+grep '^#' "$ort_out" >&2 || true
+
+table "$go_out" "$ort_out"
+echo "# medians of $count means per call / batch; ORT's fastest and median runs are in $ort_out, Go's raw output in $go_out" >&2

@@ -1,0 +1,126 @@
+package ortbench
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/amt-dev/amt/internal/sharedpath"
+)
+
+// workload is one benchmark case: a sub-benchmark name (model/bBATCH), the
+// model file, the batch size and the per-image shape.
+type workload struct {
+	name, model, batch, shape string
+}
+
+var (
+	// { name: 'squeezenet/b1', model: 'x.onnx', chw: [3, 224, 224], batch: 1 },
+	jsWorkload = regexp.MustCompile(`\{\s*name:\s*'([^']+)',\s*model:\s*'([^']+)',\s*chw:\s*\[([^\]]*)\],\s*batch:\s*(\d+)\s*\}`)
+	// {"squeezenet/b1", "x.onnx", 1, []int{3, 224, 224}},
+	goWorkload = regexp.MustCompile(`\{"([^"]+)",\s*"([^"]+)",\s*(\d+),\s*\[\]int\{([^}]*)\}\}`)
+)
+
+func normShape(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, ",", " ")), ",")
+}
+
+func ortWorkloads(t *testing.T) []workload {
+	t.Helper()
+	src, err := os.ReadFile("ortbench.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []workload
+	for _, m := range jsWorkload.FindAllStringSubmatch(string(src), -1) {
+		ws = append(ws, workload{m[1], m[2], m[4], normShape(m[3])})
+	}
+	if len(ws) == 0 {
+		t.Fatal("ortbench.mjs: no workloads found (has the WORKLOADS table changed form?)")
+	}
+	return ws
+}
+
+// TestWorkloadsMatchGoBenchmarks checks that ortbench.mjs times exactly the
+// cases of BenchmarkModels (../bench_test.go): same names, models, batch
+// sizes and input shapes, in the same order. A mismatch would make
+// compare.sh print n/a or compare different work.
+func TestWorkloadsMatchGoBenchmarks(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "bench_test.go"))
+	if os.IsNotExist(err) {
+		t.Skip("nn/bench_test.go does not exist yet")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goWs []workload
+	for _, m := range goWorkload.FindAllStringSubmatch(string(src), -1) {
+		goWs = append(goWs, workload{m[1], m[2], m[3], normShape(m[4])})
+	}
+	if len(goWs) == 0 {
+		t.Fatal("nn/bench_test.go: no benchCases entries found (has the table changed form?)")
+	}
+	if ortWs := ortWorkloads(t); !slices.Equal(ortWs, goWs) {
+		t.Errorf("ortbench.mjs workloads differ from BenchmarkModels' cases:\n ortbench.mjs: %v\n bench_test.go: %v", ortWs, goWs)
+	}
+}
+
+// TestWorkloadModelsExist checks that every model ortbench.mjs times is in
+// the shared assets and that the workload names have the model/bBATCH form
+// compare.sh splits into its columns.
+func TestWorkloadModelsExist(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	name := regexp.MustCompile(`^[a-z0-9]+/b(\d+)$`)
+	for _, w := range ortWorkloads(t) {
+		m := name.FindStringSubmatch(w.name)
+		if m == nil || m[1] != w.batch {
+			t.Errorf("workload %q: want the form model/bBATCH with BATCH = %s", w.name, w.batch)
+		}
+		if _, err := os.Stat(filepath.Join(assets, "models", w.model)); err != nil {
+			t.Errorf("workload %q: %v", w.name, err)
+		}
+	}
+}
+
+// TestTable checks compare.sh's table on saved benchmark outputs: ms/img is
+// taken from the right column, repeated lines (-count) give their median
+// (numerically sorted; odd and even counts), the GOMAXPROCS suffix of Go's
+// names is dropped, failed or missing benchmarks show n/a, Go-only
+// workloads come last, and an empty Go output leaves the amt column n/a.
+func TestTable(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not available")
+	}
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ goOut, golden string }{
+		{"testdata/go.txt", "testdata/table.golden"},
+		{empty, "testdata/table_nogo.golden"},
+	} {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command("bash", "compare.sh", "-table", tc.goOut, "testdata/ort.txt")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("compare.sh -table %s: %v\n%s", tc.goOut, err, stderr.String())
+		}
+		want, err := os.ReadFile(tc.golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stdout.String(); got != string(want) {
+			t.Errorf("compare.sh -table %s:\n%s\nwant (%s):\n%s", tc.goOut, got, tc.golden, want)
+		}
+	}
+	// Wrong usage is an error naming the usage, not a table.
+	out, err := exec.Command("bash", "compare.sh", "-table", "testdata/go.txt").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "usage: compare.sh -table") {
+		t.Errorf("compare.sh -table with one file: err %v, output %q; want a usage error", err, out)
+	}
+}
