@@ -1,0 +1,205 @@
+// Package onnxtest builds small ONNX models in memory for tests of the
+// engine and its pre-pass. It writes the protobuf wire format directly, so
+// it can also produce what onnx-go rejects (e.g. empty tensors).
+package onnxtest
+
+import (
+	"encoding/binary"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Model is an ONNX model with one graph.
+type Model struct {
+	Opset   int64
+	Nodes   []Node
+	Inits   []Tensor
+	Inputs  []Value
+	Outputs []Value
+}
+
+// Node is a graph node.
+type Node struct {
+	Name, Op string
+	In, Out  []string
+	Attrs    []Attr
+}
+
+// Value is a graph input or output of type float32. Each entry of Dims is
+// an int (dim_value) or a string (dim_param).
+type Value struct {
+	Name string
+	Dims []any
+}
+
+// Tensor is an initializer or tensor attribute, float32 (F) or int64 (I).
+// A zero in Dims makes an empty tensor.
+type Tensor struct {
+	Name  string
+	Dims  []int64
+	F     []float32
+	I     []int64
+	IsInt bool
+}
+
+// Attr is a node attribute; build it with the helpers below.
+type Attr struct {
+	name string
+	kind int
+	i    int64
+	ints []int64
+	f    float32
+	fs   []float32
+	s    string
+	t    *Tensor
+}
+
+// Attribute constructors.
+func Int(name string, v int64) Attr         { return Attr{name: name, kind: 2, i: v} }
+func Ints(name string, v ...int64) Attr     { return Attr{name: name, kind: 7, ints: v} }
+func Float(name string, v float32) Attr     { return Attr{name: name, kind: 1, f: v} }
+func Floats(name string, v ...float32) Attr { return Attr{name: name, kind: 6, fs: v} }
+func String(name, v string) Attr            { return Attr{name: name, kind: 3, s: v} }
+func TensorAttr(name string, t Tensor) Attr { return Attr{name: name, kind: 4, t: &t} }
+
+// Floats32 returns a float32 tensor.
+func F32(name string, dims []int64, v ...float32) Tensor {
+	return Tensor{Name: name, Dims: dims, F: v}
+}
+
+// I64 returns an int64 tensor.
+func I64(name string, dims []int64, v ...int64) Tensor {
+	return Tensor{Name: name, Dims: dims, I: v, IsInt: true}
+}
+
+// Bytes encodes the model.
+func (m Model) Bytes() []byte {
+	var g []byte
+	for _, n := range m.Nodes {
+		g = msg(g, 1, n.bytes())
+	}
+	g = str(g, 2, "test")
+	for _, t := range m.Inits {
+		g = msg(g, 5, t.bytes())
+	}
+	for _, v := range m.Inputs {
+		g = msg(g, 11, v.bytes())
+	}
+	for _, v := range m.Outputs {
+		g = msg(g, 12, v.bytes())
+	}
+	var b []byte
+	b = varint(b, 1, 7)
+	b = str(b, 2, "onnxtest")
+	b = msg(b, 7, g)
+	var op []byte
+	op = str(op, 1, "")
+	op = varint(op, 2, uint64(m.Opset))
+	b = msg(b, 8, op)
+	return b
+}
+
+func (n Node) bytes() []byte {
+	var b []byte
+	for _, s := range n.In {
+		b = str(b, 1, s)
+	}
+	for _, s := range n.Out {
+		b = str(b, 2, s)
+	}
+	b = str(b, 3, n.Name)
+	b = str(b, 4, n.Op)
+	for _, a := range n.Attrs {
+		b = msg(b, 5, a.bytes())
+	}
+	return b
+}
+
+func (a Attr) bytes() []byte {
+	var b []byte
+	b = str(b, 1, a.name)
+	switch a.kind {
+	case 1:
+		b = protowire.AppendTag(b, 2, protowire.Fixed32Type)
+		b = protowire.AppendFixed32(b, math.Float32bits(a.f))
+	case 2:
+		b = varint(b, 3, uint64(a.i))
+	case 3:
+		b = str(b, 4, a.s)
+	case 4:
+		b = msg(b, 5, a.t.bytes())
+	case 6:
+		for _, f := range a.fs {
+			b = protowire.AppendTag(b, 7, protowire.Fixed32Type)
+			b = protowire.AppendFixed32(b, math.Float32bits(f))
+		}
+	case 7:
+		for _, v := range a.ints {
+			b = varint(b, 8, uint64(v))
+		}
+	}
+	return varint(b, 20, uint64(a.kind))
+}
+
+func (t Tensor) bytes() []byte {
+	var b []byte
+	for _, d := range t.Dims {
+		b = varint(b, 1, uint64(d))
+	}
+	var raw []byte
+	if t.IsInt {
+		b = varint(b, 2, 7)
+		for _, v := range t.I {
+			raw = binary.LittleEndian.AppendUint64(raw, uint64(v))
+		}
+	} else {
+		b = varint(b, 2, 1)
+		for _, v := range t.F {
+			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(v))
+		}
+	}
+	b = str(b, 8, t.Name)
+	if len(raw) > 0 {
+		b = protowire.AppendTag(b, 9, protowire.BytesType)
+		b = protowire.AppendBytes(b, raw)
+	}
+	return b
+}
+
+func (v Value) bytes() []byte {
+	var shape []byte
+	for _, d := range v.Dims {
+		var dim []byte
+		switch d := d.(type) {
+		case int:
+			dim = varint(dim, 1, uint64(d))
+		case string:
+			dim = str(dim, 2, d)
+		}
+		shape = msg(shape, 1, dim)
+	}
+	var tt []byte
+	tt = varint(tt, 1, 1)
+	tt = msg(tt, 2, shape)
+	var typ []byte
+	typ = msg(typ, 1, tt)
+	var b []byte
+	b = str(b, 1, v.Name)
+	return msg(b, 2, typ)
+}
+
+func varint(b []byte, num protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func str(b []byte, num protowire.Number, s string) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+func msg(b []byte, num protowire.Number, m []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, m)
+}

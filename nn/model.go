@@ -1,0 +1,447 @@
+// Package nn is amt's ONNX execution engine: it imports ONNX models with
+// github.com/owulveryck/onnx-go (through its own backend, not onnx-go's
+// gorgonnx) and runs them on a Gorgonia expression graph whose nodes are
+// custom ops backed by the kernels of package nn/kernels.
+//
+// A model file is first passed through nn/onnxfix, which records what
+// onnx-go's decoder would lose (node names, input order, opset, named
+// dynamic dimensions) and makes zero-element tensors decodable. Shape
+// arithmetic (Shape, Gather, Unsqueeze, Concat, … on values known at load
+// time) is folded when a graph is built; a graph is built lazily for each
+// batch size and cached. Conv is fused with a following BatchNormalization
+// and Relu, LeakyRelu or Clip, and Convs feeding only a channel Concat write
+// straight into its output. Op outputs live in buffers allocated once per
+// graph and reused between ops whose lifetimes do not overlap (planned in
+// the tape machine's execution order and checked at run time), so a run
+// allocates no activation memory and carries no state into the next run.
+//
+// A Model is not safe for concurrent use; Clone gives each goroutine its own
+// graphs over shared weights.
+//
+// There is no GPU path: every op runs on the CPU. Gorgonia's "cuda" build
+// tag needs cgo, the CUDA toolkit and cuDNN (gorgonia.org/cu) and would not
+// move these custom ops to the GPU.
+//
+// Supported operators (default domain; the model's opset is honoured where
+// attributes became inputs): Abs, Add, AveragePool, BatchNormalization, Cast,
+// Ceil, Clip, Concat, Constant, ConstantOfShape, Conv, Div, Dropout, Elu,
+// Exp, Expand, Flatten, Floor, Gather, Gemm, GlobalAveragePool,
+// GlobalMaxPool, HardSigmoid, Identity, LeakyRelu, Log, MatMul, MaxPool,
+// Mul, Neg, Pad, Pow, Range, Reciprocal, ReduceMean, Relu, Reshape, Resize,
+// Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh,
+// Transpose, Unsqueeze, Upsample. Anything else, or an attribute value
+// outside what is implemented, is a load-time error naming the operator,
+// the node and the attribute.
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+
+	onnx "github.com/owulveryck/onnx-go"
+	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/simple"
+	"gorgonia.org/tensor"
+
+	"github.com/amt-dev/amt/nn/kernels"
+	"github.com/amt-dev/amt/nn/onnxfix"
+)
+
+// TensorInfo describes a graph input or output.
+type TensorInfo struct {
+	Name  string
+	Shape []int // -1 for a dynamic dimension (e.g. batch)
+}
+
+// Model is a loaded ONNX model.
+//
+// A Model is not safe for concurrent use: it owns the buffers of the
+// graphs it has built. Use [Model.Clone] to get an independent Model that
+// shares the (read-only) weights, one per goroutine.
+type Model struct {
+	p     *program
+	insts map[int]*instance // by batch size
+}
+
+// program is the immutable, shareable part of a loaded model.
+type program struct {
+	name    string
+	opset   int64
+	nodes   []onode
+	consts  map[string]*tens // initializers
+	inputs  []TensorInfo
+	outputs []TensorInfo
+	// dynamic: some input has a dynamic batch axis (axis 0). Otherwise
+	// splittable: every input has a fixed leading dimension of 1, and Run
+	// accepts larger batches by running image by image.
+	dynamic, splittable bool
+	consumers           map[string][]int // value name → indices of consuming nodes
+	isOutput            map[string]bool
+
+	mu    sync.Mutex
+	convs map[convKey]*kernels.Conv // prepared conv kernels, shared by clones
+}
+
+// onode is one ONNX node as the engine sees it.
+type onode struct {
+	name, op        string
+	inputs, outputs []string
+	attrs           map[string]any
+	emptyAttrs      map[string][]int64
+}
+
+// Load reads and prepares the ONNX model in the file at path.
+func Load(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("nn: %w", err)
+	}
+	return LoadBytes(b, path)
+}
+
+// LoadBytes prepares the ONNX model encoded in b; name (e.g. the file name)
+// is used in error messages.
+func LoadBytes(b []byte, name string) (*Model, error) {
+	p, err := newProgram(b, name)
+	if err != nil {
+		return nil, fmt.Errorf("nn: load %s: %w", name, err)
+	}
+	m := &Model{p: p, insts: map[int]*instance{}}
+	// Build the graph for the smallest batch now so that unsupported
+	// operators and attributes are reported at load time.
+	if _, err := m.instance(p.batchKey(1)); err != nil {
+		return nil, fmt.Errorf("nn: load %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// Clone returns a Model sharing m's weights and prepared kernels but with
+// its own graphs and buffers, for use by another goroutine.
+func (m *Model) Clone() *Model {
+	return &Model{p: m.p, insts: map[int]*instance{}}
+}
+
+// Name returns the name the model was loaded under.
+func (m *Model) Name() string { return m.p.name }
+
+// Opset returns the version of the default operator set the model uses.
+func (m *Model) Opset() int64 { return m.p.opset }
+
+// Inputs describes the graph inputs (initializers excluded) in order.
+func (m *Model) Inputs() []TensorInfo { return cloneInfos(m.p.inputs) }
+
+// Outputs describes the graph outputs in order.
+func (m *Model) Outputs() []TensorInfo { return cloneInfos(m.p.outputs) }
+
+func cloneInfos(in []TensorInfo) []TensorInfo {
+	out := make([]TensorInfo, len(in))
+	for i, t := range in {
+		out[i] = TensorInfo{t.Name, slices.Clone(t.Shape)}
+	}
+	return out
+}
+
+// Run runs one batch. inputs are in graph-input order (initializers
+// excluded), float32, with any batch size on a dynamic batch axis; all
+// inputs must have the same batch size. Run returns every graph output in
+// graph-output order as new tensors. Repeated runs give identical results.
+//
+// A model of fixed shape whose inputs all have a leading dimension of 1
+// (e.g. yolov3-tiny, [1,3,416,416]) accepts a larger batch: it runs image
+// by image and concatenates the outputs along axis 0. Inputs of other fixed
+// shapes must be matched exactly.
+func (m *Model) Run(inputs ...*tensor.Dense) ([]*tensor.Dense, error) {
+	p := m.p
+	if len(inputs) != len(p.inputs) {
+		return nil, fmt.Errorf("nn: %s: got %d inputs, the model has %d (%s)", p.name, len(inputs), len(p.inputs), infoNames(p.inputs))
+	}
+	batch, exact := -1, true
+	for i, t := range inputs {
+		info := p.inputs[i]
+		if t == nil {
+			return nil, fmt.Errorf("nn: %s: input %d (%q) is nil", p.name, i, info.Name)
+		}
+		if t.Dtype() != tensor.Float32 {
+			return nil, fmt.Errorf("nn: %s: input %q has type %v, want float32", p.name, info.Name, t.Dtype())
+		}
+		if !t.IsNativelyAccessible() || !t.DataOrder().IsRowMajor() || t.IsView() {
+			return nil, fmt.Errorf("nn: %s: input %q must be a contiguous row-major tensor (not a view)", p.name, info.Name)
+		}
+		s := t.Shape()
+		if len(s) != len(info.Shape) {
+			return nil, fmt.Errorf("nn: %s: input %q has shape %v, want rank %d %v", p.name, info.Name, s, len(info.Shape), info.Shape)
+		}
+		for d := range s {
+			if s[d] != info.Shape[d] && !(d == 0 && (info.Shape[0] < 0 || p.splittable)) {
+				return nil, fmt.Errorf("nn: %s: input %q has shape %v, want %v", p.name, info.Name, s, info.Shape)
+			}
+		}
+		if s[0] != info.Shape[0] {
+			exact = false
+		}
+		if info.Shape[0] < 0 || p.splittable {
+			if batch >= 0 && s[0] != batch {
+				return nil, fmt.Errorf("nn: %s: inputs have different batch sizes (%d and %d)", p.name, batch, s[0])
+			}
+			batch = s[0]
+		}
+	}
+	if batch == 0 {
+		return nil, fmt.Errorf("nn: %s: batch size must be positive, got 0", p.name)
+	}
+	if !p.dynamic && !exact {
+		return m.runSplit(inputs, batch)
+	}
+	inst, err := m.instance(p.batchKey(batch))
+	if err != nil {
+		return nil, err
+	}
+	return inst.run(inputs)
+}
+
+// batchKey returns the key of the graph for batch size n: n for a model
+// with a dynamic batch axis, 0 for a model of fixed shape.
+func (p *program) batchKey(n int) int {
+	if p.dynamic {
+		return n
+	}
+	return 0
+}
+
+// runSplit runs a fixed-batch-1 model on each image of a batch.
+func (m *Model) runSplit(inputs []*tensor.Dense, batch int) ([]*tensor.Dense, error) {
+	inst, err := m.instance(0)
+	if err != nil {
+		return nil, err
+	}
+	var outs [][]float32
+	var shapes [][]int
+	one := make([]*tensor.Dense, len(inputs))
+	for b := 0; b < batch; b++ {
+		for i, t := range inputs {
+			s := t.Shape().Clone()
+			per := numel(s[1:])
+			s[0] = 1
+			one[i] = tensor.New(tensor.WithShape(s...), tensor.WithBacking(t.Data().([]float32)[b*per:(b+1)*per]))
+		}
+		res, err := inst.run(one)
+		if err != nil {
+			return nil, err
+		}
+		if b == 0 {
+			outs = make([][]float32, len(res))
+			shapes = make([][]int, len(res))
+			for k, r := range res {
+				s := r.Shape().Clone()
+				if len(s) == 0 || s[0] != 1 {
+					return nil, fmt.Errorf("nn: %s: cannot run a fixed-batch model on %d images: output %q has shape %v, not [1,…]", m.p.name, batch, m.p.outputs[k].Name, s)
+				}
+				s[0] = batch
+				shapes[k] = s
+				outs[k] = make([]float32, 0, numel(s))
+			}
+		}
+		for k, r := range res {
+			outs[k] = append(outs[k], r.Data().([]float32)...)
+		}
+	}
+	res := make([]*tensor.Dense, len(outs))
+	for k := range outs {
+		res[k] = tensor.New(tensor.WithShape(shapes[k]...), tensor.WithBacking(outs[k]))
+	}
+	return res, nil
+}
+
+func infoNames(ts []TensorInfo) string {
+	s := ""
+	for i, t := range ts {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s %v", t.Name, t.Shape)
+	}
+	return s
+}
+
+// instance returns the graph built for batch size n, building it if needed.
+func (m *Model) instance(n int) (*instance, error) {
+	if inst, ok := m.insts[n]; ok {
+		return inst, nil
+	}
+	inst, err := m.p.build(n)
+	if err != nil {
+		return nil, err
+	}
+	m.insts[n] = inst
+	return inst, nil
+}
+
+// newProgram decodes a model with onnx-go and our backend.
+func newProgram(b []byte, name string) (*program, error) {
+	fixed, info, err := onnxfix.Fix(b)
+	if err != nil {
+		return nil, err
+	}
+	ig := newImportGraph()
+	om := onnx.NewModel(ig)
+	if err := om.UnmarshalBinary(fixed); err != nil {
+		return nil, fmt.Errorf("onnx-go decoder: %w", err)
+	}
+	g := info.Graph
+	if len(ig.ops) != len(g.Nodes) {
+		return nil, fmt.Errorf("onnx-go reported %d operations, the file has %d nodes", len(ig.ops), len(g.Nodes))
+	}
+	p := &program{
+		name:      name,
+		opset:     info.Opset,
+		consts:    map[string]*tens{},
+		consumers: map[string][]int{},
+		isOutput:  map[string]bool{},
+		convs:     map[convKey]*kernels.Conv{},
+	}
+	for i, n := range g.Nodes {
+		op := ig.ops[i]
+		if op.op.Name != n.OpType || !slices.Equal(op.outputs, n.Outputs) {
+			return nil, fmt.Errorf("node %d (%q): onnx-go reported %s → %v, the file has %s → %v", i, n.Name, op.op.Name, op.outputs, n.OpType, n.Outputs)
+		}
+		if n.Domain != "" && n.Domain != "ai.onnx" {
+			return nil, fmt.Errorf("node %q (%s): operator domain %q is not supported", n.Name, n.OpType, n.Domain)
+		}
+		name := n.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i)
+		}
+		p.nodes = append(p.nodes, onode{name: name, op: n.OpType, inputs: n.Inputs, outputs: n.Outputs, attrs: op.op.Attributes, emptyAttrs: n.EmptyAttrs})
+		for _, in := range n.Inputs {
+			if in != "" && !slices.Contains(p.consumers[in], i) {
+				p.consumers[in] = append(p.consumers[in], i)
+			}
+		}
+	}
+	isInit := map[string]bool{}
+	for _, name := range g.Initializers {
+		isInit[name] = true
+		if dims, ok := g.Empty[name]; ok {
+			p.consts[name] = emptyTens(dims)
+			continue
+		}
+		gn, ok := om.GetNodeByName(name)
+		if !ok {
+			return nil, fmt.Errorf("initializer %q not found in the decoded graph", name)
+		}
+		dc, ok := gn.(onnx.DataCarrier)
+		if !ok || dc.GetTensor() == nil {
+			return nil, fmt.Errorf("initializer %q has no data", name)
+		}
+		t, err := fromTensor(dc.GetTensor())
+		if err != nil {
+			return nil, fmt.Errorf("initializer %q: %w", name, err)
+		}
+		p.consts[name] = t
+	}
+	for _, v := range g.Inputs {
+		if isInit[v.Name] {
+			continue
+		}
+		if v.ElemType != 1 {
+			return nil, fmt.Errorf("input %q has element type %d; only float32 (1) inputs are supported", v.Name, v.ElemType)
+		}
+		if !v.HasShape || len(v.Dims) == 0 {
+			return nil, fmt.Errorf("input %q has no shape (rank ≥ 1 with known sizes required)", v.Name)
+		}
+		shape := make([]int, len(v.Dims))
+		for d, x := range v.Dims {
+			shape[d] = int(x)
+			if x < 0 && d > 0 {
+				return nil, fmt.Errorf("input %q: dimension %d (%q) is dynamic; only the batch axis (0) may be", v.Name, d, v.DimParams[d])
+			}
+		}
+		p.inputs = append(p.inputs, TensorInfo{Name: v.Name, Shape: shape})
+	}
+	if len(p.inputs) == 0 {
+		return nil, errors.New("the graph has no (non-initializer) inputs")
+	}
+	p.splittable = true
+	for _, in := range p.inputs {
+		if in.Shape[0] < 0 {
+			p.dynamic = true
+		}
+		if in.Shape[0] != 1 {
+			p.splittable = false
+		}
+	}
+	p.splittable = p.splittable && !p.dynamic
+	for _, v := range g.Outputs {
+		if v.ElemType != 0 && v.ElemType != 1 {
+			return nil, fmt.Errorf("output %q has element type %d; only float32 (1) outputs are supported", v.Name, v.ElemType)
+		}
+		shape := make([]int, len(v.Dims))
+		for d, x := range v.Dims {
+			shape[d] = int(x)
+		}
+		if !v.HasShape {
+			shape = nil // filled in from the first built graph
+		}
+		p.outputs = append(p.outputs, TensorInfo{Name: v.Name, Shape: shape})
+		p.isOutput[v.Name] = true
+	}
+	return p, nil
+}
+
+// importGraph is amt's onnx-go backend: it records the operations onnx-go
+// applies, in order, and the tensors it sets on nodes.
+type importGraph struct {
+	*simple.WeightedDirectedGraph
+	ops []importedOp
+}
+
+type importedOp struct {
+	op      onnx.Operation
+	outputs []string
+}
+
+func newImportGraph() *importGraph {
+	return &importGraph{WeightedDirectedGraph: simple.NewWeightedDirectedGraph(0, 0)}
+}
+
+// NewNode implements graph.NodeAdder with nodes carrying names and tensors.
+func (g *importGraph) NewNode() graph.Node {
+	return &importNode{id: g.WeightedDirectedGraph.NewNode().ID()}
+}
+
+// SetWeightedEdge ignores self-loops, which gonum's simple graphs reject
+// and the engine does not need (it takes inputs from the node list).
+func (g *importGraph) SetWeightedEdge(e graph.WeightedEdge) {
+	if e.From().ID() == e.To().ID() {
+		return
+	}
+	g.WeightedDirectedGraph.SetWeightedEdge(e)
+}
+
+// ApplyOperation implements onnx.OperationCarrier.
+func (g *importGraph) ApplyOperation(op onnx.Operation, outs ...graph.Node) error {
+	names := make([]string, len(outs))
+	for i, n := range outs {
+		if nn, ok := n.(*importNode); ok {
+			names[i] = nn.name
+		}
+	}
+	g.ops = append(g.ops, importedOp{op: op, outputs: names})
+	return nil
+}
+
+// importNode is a node of importGraph.
+type importNode struct {
+	id   int64
+	name string
+	t    tensor.Tensor
+}
+
+func (n *importNode) ID() int64                       { return n.id }
+func (n *importNode) SetName(s string)                { n.name = s }
+func (n *importNode) GetName() string                 { return n.name }
+func (n *importNode) SetTensor(t tensor.Tensor) error { n.t = t; return nil }
+func (n *importNode) GetTensor() tensor.Tensor        { return n.t }

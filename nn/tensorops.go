@@ -1,0 +1,339 @@
+package nn
+
+import "fmt"
+
+// number is the element type of the tensors the engine handles: float32
+// for data, int64 for shapes and indices folded at load time.
+type number interface{ ~float32 | ~int64 }
+
+// numel returns the number of elements of a tensor of shape s.
+func numel(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+
+// stridesOf returns the row-major strides of shape s.
+func stridesOf(s []int) []int {
+	st := make([]int, len(s))
+	acc := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= s[i]
+	}
+	return st
+}
+
+// broadcastShape returns the numpy broadcast of shapes a and b.
+func broadcastShape(a, b []int) ([]int, error) {
+	n := max(len(a), len(b))
+	out := make([]int, n)
+	for i := 0; i < n; i++ {
+		da, db := 1, 1
+		if j := i - (n - len(a)); j >= 0 {
+			da = a[j]
+		}
+		if j := i - (n - len(b)); j >= 0 {
+			db = b[j]
+		}
+		switch {
+		case da == db || db == 1:
+			out[i] = da
+		case da == 1:
+			out[i] = db
+		default:
+			return nil, fmt.Errorf("shapes %v and %v cannot be broadcast (dimension %d: %d vs %d)", a, b, i, da, db)
+		}
+	}
+	return out, nil
+}
+
+// bstrides returns the strides with which a tensor of shape s is read when
+// broadcast to shape out (0 along broadcast dimensions).
+func bstrides(s []int, out []int) []int {
+	st := make([]int, len(out))
+	src := stridesOf(s)
+	off := len(out) - len(s)
+	for i := range s {
+		if s[i] != 1 || out[off+i] == 1 {
+			st[off+i] = src[i]
+		}
+	}
+	return st
+}
+
+// bcast computes out = f(a, b) elementwise with numpy broadcasting;
+// out has shape os = broadcastShape(as, bs).
+func bcast[T number](out []T, os []int, a []T, as []int, b []T, bs []int, f func(x, y T) T) {
+	if len(out) == 0 {
+		return
+	}
+	switch {
+	case len(a) == len(out) && len(b) == len(out):
+		for i := range out {
+			out[i] = f(a[i], b[i])
+		}
+		return
+	case len(a) == len(out) && len(b) == 1:
+		y := b[0]
+		for i := range out {
+			out[i] = f(a[i], y)
+		}
+		return
+	case len(a) == 1 && len(b) == len(out):
+		x := a[0]
+		for i := range out {
+			out[i] = f(x, b[i])
+		}
+		return
+	}
+	nd := len(os)
+	sa, sb := bstrides(as, os), bstrides(bs, os)
+	inner := os[nd-1]
+	ia, ib := sa[nd-1], sb[nd-1]
+	idx := make([]int, nd)
+	offA, offB := 0, 0
+	for o := 0; o < len(out); o += inner {
+		dst := out[o : o+inner]
+		pa, pb := offA, offB
+		for j := range dst {
+			dst[j] = f(a[pa], b[pb])
+			pa += ia
+			pb += ib
+		}
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			offA += sa[d]
+			offB += sb[d]
+			if idx[d] < os[d] {
+				break
+			}
+			offA -= sa[d] * os[d]
+			offB -= sb[d] * os[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// gatherAxes fills out, of shape (len(maps[0]), …, len(maps[k-1])), from
+// in of shape is: out[i0,…,ik-1] = in[maps[0][i0],…,maps[k-1][ik-1]], or
+// fill where any map entry is negative. It implements Slice, Pad and
+// nearest-neighbour Resize.
+func gatherAxes[T number](out, in []T, is []int, maps [][]int, fill T) {
+	nd := len(is)
+	if nd == 0 {
+		out[0] = in[0]
+		return
+	}
+	st := stridesOf(is)
+	last := maps[nd-1]
+	inner := len(last)
+	if inner == 0 || len(out) == 0 {
+		return
+	}
+	idx := make([]int, nd)
+	for o := 0; o < len(out); o += inner {
+		base := 0
+		valid := true
+		for d := 0; d < nd-1; d++ {
+			m := maps[d][idx[d]]
+			if m < 0 {
+				valid = false
+				break
+			}
+			base += m * st[d]
+		}
+		dst := out[o : o+inner]
+		if !valid {
+			for j := range dst {
+				dst[j] = fill
+			}
+		} else {
+			row := in[base:]
+			ls := st[nd-1]
+			for j, m := range last {
+				if m < 0 {
+					dst[j] = fill
+				} else {
+					dst[j] = row[m*ls]
+				}
+			}
+		}
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < len(maps[d]) {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+// transpose permutes the axes of in (shape is) into out: output axis i is
+// input axis perm[i].
+func transpose[T number](out, in []T, is []int, perm []int) {
+	nd := len(is)
+	if nd == 0 || len(out) == 0 {
+		copy(out, in)
+		return
+	}
+	st := stridesOf(is)
+	os := make([]int, nd)
+	ps := make([]int, nd)
+	for i, p := range perm {
+		os[i] = is[p]
+		ps[i] = st[p]
+	}
+	inner, istr := os[nd-1], ps[nd-1]
+	idx := make([]int, nd)
+	off := 0
+	for o := 0; o < len(out); o += inner {
+		p := off
+		for j := 0; j < inner; j++ {
+			out[o+j] = in[p]
+			p += istr
+		}
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			off += ps[d]
+			if idx[d] < os[d] {
+				break
+			}
+			off -= ps[d] * os[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// concat joins ins (shapes ss) along axis into out.
+func concat[T number](out []T, ins [][]T, ss [][]int, axis int) {
+	outer := numel(ss[0][:axis])
+	o := 0
+	for i := 0; i < outer; i++ {
+		for k, in := range ins {
+			blk := numel(ss[k][axis:])
+			o += copy(out[o:o+blk], in[i*blk:(i+1)*blk])
+		}
+	}
+}
+
+// gather implements ONNX Gather along axis of data (shape ds) with
+// non-negative, in-range indices idx.
+func gather[T number](out, data []T, ds []int, axis int, idx []int) {
+	outer := numel(ds[:axis])
+	n := ds[axis]
+	inner := numel(ds[axis+1:])
+	o := 0
+	for i := 0; i < outer; i++ {
+		for _, j := range idx {
+			o += copy(out[o:o+inner], data[(i*n+j)*inner:(i*n+j+1)*inner])
+		}
+	}
+}
+
+// normAxis resolves a possibly negative axis of a rank-r tensor.
+func normAxis(axis int64, r int) (int, error) {
+	a := int(axis)
+	if a < 0 {
+		a += r
+	}
+	if a < 0 || a >= r {
+		return 0, fmt.Errorf("axis %d out of range for rank %d", axis, r)
+	}
+	return a, nil
+}
+
+// squeezeShape removes the given axes (all size-1 axes when axes is nil).
+func squeezeShape(s []int, axes []int64) ([]int, error) {
+	drop := make([]bool, len(s))
+	if axes == nil {
+		for i, d := range s {
+			drop[i] = d == 1
+		}
+	}
+	for _, a := range axes {
+		ax, err := normAxis(a, len(s))
+		if err != nil {
+			return nil, err
+		}
+		if s[ax] != 1 {
+			return nil, fmt.Errorf("cannot squeeze axis %d of shape %v: size is %d, not 1", a, s, s[ax])
+		}
+		drop[ax] = true
+	}
+	var out []int
+	for i, d := range s {
+		if !drop[i] {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// unsqueezeShape inserts size-1 axes at the given positions of the output.
+func unsqueezeShape(s []int, axes []int64) ([]int, error) {
+	r := len(s) + len(axes)
+	ins := make([]bool, r)
+	for _, a := range axes {
+		ax, err := normAxis(a, r)
+		if err != nil {
+			return nil, err
+		}
+		if ins[ax] {
+			return nil, fmt.Errorf("axis %d repeated in %v", a, axes)
+		}
+		ins[ax] = true
+	}
+	out := make([]int, 0, r)
+	j := 0
+	for i := 0; i < r; i++ {
+		if ins[i] {
+			out = append(out, 1)
+		} else {
+			out = append(out, s[j])
+			j++
+		}
+	}
+	return out, nil
+}
+
+// reshapeShape resolves an ONNX Reshape target (0 copies the input
+// dimension unless allowZero, -1 is inferred).
+func reshapeShape(in []int, target []int64, allowZero bool) ([]int, error) {
+	out := make([]int, len(target))
+	infer := -1
+	known := 1
+	for i, t := range target {
+		switch {
+		case t == 0 && !allowZero:
+			if i >= len(in) {
+				return nil, fmt.Errorf("target %v copies dimension %d of input shape %v, which has none", target, i, in)
+			}
+			out[i] = in[i]
+		case t == -1:
+			if infer >= 0 {
+				return nil, fmt.Errorf("target %v has more than one -1", target)
+			}
+			infer = i
+			continue
+		case t < 0:
+			return nil, fmt.Errorf("target %v has invalid dimension %d", target, t)
+		default:
+			out[i] = int(t)
+		}
+		known *= out[i]
+	}
+	total := numel(in)
+	if infer >= 0 {
+		if known == 0 || total%known != 0 {
+			return nil, fmt.Errorf("cannot reshape %v (%d elements) to %v", in, total, target)
+		}
+		out[infer] = total / known
+	}
+	if numel(out) != total {
+		return nil, fmt.Errorf("cannot reshape %v (%d elements) to %v (%d elements)", in, total, out, numel(out))
+	}
+	return out, nil
+}
