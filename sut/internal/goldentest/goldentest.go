@@ -1,0 +1,102 @@
+// Package goldentest reads the golden reference files of
+// shared/golden/detection for the tests of sut and its sub-packages.
+package goldentest
+
+import (
+	"encoding/binary"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// CSV is a parsed CSV file: its header and its data rows.
+type CSV struct {
+	Header  []string
+	Records [][]string
+}
+
+// ReadCSV reads a CSV file with a header row, failing the test on error.
+func ReadCSV(t testing.TB, path string) CSV {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(recs) == 0 {
+		t.Fatalf("%s: empty", path)
+	}
+	return CSV{Header: recs[0], Records: recs[1:]}
+}
+
+// Floats parses every field as float64, failing the test on error.
+func Floats(t testing.TB, file string, fields []string) []float64 {
+	t.Helper()
+	out := make([]float64, len(fields))
+	for i, s := range fields {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%s: field %d: %v", file, i, err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// ReadF32 reads a little-endian float32 file.
+func ReadF32(t testing.TB, path string) []float32 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b)%4 != 0 {
+		t.Fatalf("%s: %d bytes is not a whole number of float32", path, len(b))
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
+	}
+	return out
+}
+
+// Images is the part of golden/detection/images.json the tests use.
+type Images struct {
+	ClassIndexToCategoryID []int `json:"class_index_to_category_id"`
+	Images                 []struct {
+		ImageID   int `json:"image_id"`
+		Width     int `json:"width"`
+		Height    int `json:"height"`
+		Letterbox struct {
+			NW int     `json:"nw"`
+			NH int     `json:"nh"`
+			DX int     `json:"dx"`
+			DY int     `json:"dy"`
+			R  float64 `json:"r"`
+		} `json:"letterbox"`
+		NDets int     `json:"n_dets"`
+		MAP   float64 `json:"map"`
+	} `json:"images"`
+}
+
+// ReadImages reads images.json from the golden detection folder dir.
+func ReadImages(t testing.TB, dir string) Images {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "images.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var im Images
+	if err := json.Unmarshal(b, &im); err != nil {
+		t.Fatalf("images.json: %v", err)
+	}
+	return im
+}

@@ -1,0 +1,89 @@
+package sut
+
+import (
+	"fmt"
+
+	"github.com/amt-dev/amt/nn"
+	"github.com/amt-dev/amt/sut/detect"
+)
+
+// LoadClassifier loads the ONNX classifier in the file at path with nn and
+// returns it as a Classifier (see ClassifierFor for the checks).
+func LoadClassifier(path string, cfg ClassifierConfig) (*Classifier, error) {
+	m, err := nn.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return ClassifierFor(m, cfg)
+}
+
+// ClassifierFor returns a Classifier running m, after checking that m has
+// one input [N, 3, H, W] whose H and W (where the model fixes them) equal
+// cfg.Height and cfg.Width, and a first output of rank 2 ([N, classes]).
+// If cfg.Width and cfg.Height are both 0 they are taken from the model.
+func ClassifierFor(m *nn.Model, cfg ClassifierConfig) (*Classifier, error) {
+	ins, outs := m.Inputs(), m.Outputs()
+	if len(ins) != 1 {
+		return nil, fmt.Errorf("sut: classifier %s has %d inputs (%v), want 1 image input [N,3,H,W]", m.Name(), len(ins), ins)
+	}
+	s := ins[0].Shape
+	if len(s) != 4 || s[1] != 3 {
+		return nil, fmt.Errorf("sut: classifier %s: input %q has shape %v, want [N,3,H,W]", m.Name(), ins[0].Name, s)
+	}
+	if cfg.Width == 0 && cfg.Height == 0 {
+		if s[2] < 1 || s[3] < 1 {
+			return nil, fmt.Errorf("sut: classifier %s: input %q has no fixed size (%v); set the input width and height", m.Name(), ins[0].Name, s)
+		}
+		cfg.Height, cfg.Width = s[2], s[3]
+	}
+	if (s[2] > 0 && s[2] != cfg.Height) || (s[3] > 0 && s[3] != cfg.Width) {
+		return nil, fmt.Errorf("sut: classifier %s: input %q is %v, but the configured input size is %dx%d (W×H)", m.Name(), ins[0].Name, s, cfg.Width, cfg.Height)
+	}
+	if len(outs) == 0 || len(outs[0].Shape) != 2 {
+		return nil, fmt.Errorf("sut: classifier %s: first output %v, want logits [N, classes]", m.Name(), outs)
+	}
+	return NewClassifier(m, cfg)
+}
+
+// LoadDetector loads the ONNX detector in the file at path with nn and
+// returns it as a Detector (see DetectorFor for the checks).
+func LoadDetector(path string, cfg DetectorConfig) (*Detector, error) {
+	m, err := nn.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return DetectorFor(m, cfg)
+}
+
+// DetectorFor returns a Detector running m, after checking that m has one
+// input [1, 3, S, S] with S = cfg.InputSize (taken from the model when
+// cfg.InputSize is 0) and, for a detect.YOLO decoder, one output per head
+// with anchors·(5+classes) channels.
+func DetectorFor(m *nn.Model, cfg DetectorConfig) (*Detector, error) {
+	ins, outs := m.Inputs(), m.Outputs()
+	if len(ins) != 1 {
+		return nil, fmt.Errorf("sut: detector %s has %d inputs (%v), want 1 image input [1,3,S,S]", m.Name(), len(ins), ins)
+	}
+	s := ins[0].Shape
+	if len(s) != 4 || s[1] != 3 || (s[0] > 1) {
+		return nil, fmt.Errorf("sut: detector %s: input %q has shape %v, want [1,3,S,S]", m.Name(), ins[0].Name, s)
+	}
+	if cfg.InputSize == 0 {
+		cfg.InputSize = s[2]
+	}
+	if (s[2] > 0 && s[2] != cfg.InputSize) || (s[3] > 0 && s[3] != cfg.InputSize) {
+		return nil, fmt.Errorf("sut: detector %s: input %q is %v, but the configured input size is %d", m.Name(), ins[0].Name, s, cfg.InputSize)
+	}
+	if y, ok := cfg.Decoder.(detect.YOLO); ok {
+		if len(outs) != len(y.Heads) {
+			return nil, fmt.Errorf("sut: detector %s has %d outputs (%v), its YOLO decoder has %d heads", m.Name(), len(outs), outs, len(y.Heads))
+		}
+		for i, o := range outs {
+			want := len(y.Heads[i].Anchors) * (5 + y.Classes)
+			if len(o.Shape) != 4 || (o.Shape[1] > 0 && o.Shape[1] != want) {
+				return nil, fmt.Errorf("sut: detector %s: output %q has shape %v, want [1,%d,gridH,gridW] for head %d", m.Name(), o.Name, o.Shape, want, i)
+			}
+		}
+	}
+	return NewDetector(m, cfg)
+}
