@@ -1,0 +1,32 @@
+// Package bandit implements contextual bandits for adaptive metamorphic
+// testing: policies that give a probability distribution over K arms for a
+// context vector and learn from logged (context, arm, probability, cost)
+// feedback.
+//
+// The package follows Vowpal Wabbit's reduction stack (exploration →
+// cost estimator → cost-sensitive oracle → regressor), each layer
+// swappable:
+//
+//   - regressors: a bank of per-arm cost regressors, linear or a one-hidden-
+//     layer tanh network whose batched forward pass is a Gorgonia graph and
+//     whose update is VW's adaptive, normalised, importance-invariant rule
+//     (see bank.go for every deviation from VW);
+//   - estimators: IPS, DR (doubly robust) and DM cost vectors;
+//   - exploration: uniform, epsilon-greedy, online cover (VW 8.x "legacy"
+//     and VW ≥ 8.10 "modern" semantics), softmax, SquareCB, bootstrap
+//     Thompson sampling, LinUCB and linear Thompson sampling.
+//
+// Agents compose policies into the paper's hierarchical bandit (a main
+// bandit over metamorphic relations and a parameter bandit per
+// parameterised relation) and save to / load from versioned state files.
+//
+// Costs, not rewards, are used inside: a reward r with maximum R becomes
+// the cost R − r. Randomness is explicit: callers sample arms with their
+// own seeded *rand.Rand (see Sample); policies that randomise internally
+// (bootstrap, linear Thompson sampling, network initialisation) use a PCG
+// generator derived from the seed given at construction, whose state is
+// part of the saved state.
+//
+// The package sees only vectors and numbers; it knows nothing of images or
+// models.
+package bandit
