@@ -3,20 +3,56 @@ GO      ?= go
 BIN     ?= bin/amt
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test vet bench rq1 rq2 rq3 clean
+RQ1 := rq1-classification
+RQ2 := rq2-rotation-classification rq2-shear-classification
+RQ3 := rq3-classification
+
+.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 paper-scale clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/amt
 
-# The test command CI runs (.ci/run). -short skips the long paper-scale runs.
+# The test command CI runs (.ci/run). -short skips the long paper-scale checks.
 test:
 	$(GO) vet ./...
 	$(GO) test -short -timeout 14m ./...
 
-bench:
+# amt vs ONNX Runtime side by side: ms/img per model and the ratio amt/ORT.
+# Needs node; installs onnxruntime-node into .cache/ortbench on first use.
+bench: bench-ort
+bench-ort:
+	bash nn/ortbench/compare.sh
+
+# Every package's benchmarks (compare runs with benchstat).
+bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzCIFAR10 -fuzztime 30s -fuzzminimizetime 5s ./data
+	$(GO) test -run '^$$' -fuzz FuzzCOCOJSON -fuzztime 30s -fuzzminimizetime 5s ./data
+	$(GO) test -run '^$$' -fuzz FuzzTransform -fuzztime 30s ./cmd/amt
+	$(GO) test -run '^$$' -fuzz FuzzPolicy -fuzztime 30s ./bandit
+
+# One experiment end to end: the (cached) sweep, the agents, the figures and report.
+define experiment
+	$(BIN) sweep -config experiments/$(1).yaml
+	$(BIN) run -config experiments/$(1).yaml
+	$(BIN) plot -config experiments/$(1).yaml
+
+endef
+
+rq1: build
+	$(foreach e,$(RQ1),$(call experiment,$(e)))
+rq2: build
+	$(foreach e,$(RQ2),$(call experiment,$(e)))
+rq3: build
+	$(foreach e,$(RQ3),$(call experiment,$(e)))
+
+# All 10,000 CIFAR-10 test images (slow: hours on 2 cores).
+paper-scale: build
+	$(foreach e,$(addsuffix -paper-scale,$(RQ1) $(RQ2) $(RQ3)),$(call experiment,$(e)))
 
 clean:
 	rm -rf bin

@@ -1,0 +1,500 @@
+package kernels
+
+import "fmt"
+
+// Conv is a convolution with fixed weights, bias and activation, prepared
+// once and run many times. NewConv chooses a strategy from the shape, in
+// this order (Strategy names it):
+//
+//   - groups with fewer than 4 output channels each (depthwise and
+//     similar): "direct" loops;
+//   - 1×1 kernels with stride 1 and no padding: "pointwise-gemm", a GEMM
+//     straight on the NCHW input (no im2col, no packing of B);
+//   - 3×3 stride-1 undilated kernels over at least winogradMinInC input
+//     channels (and one group): "winograd-f2x2", Winograd F(2×2, 3×3);
+//   - other kernels: "shifted-gemm", a GEMM straight on a zero-padded copy
+//     of the input split into stride phases (for stride s, s² planes per
+//     channel holding every s-th row and column), computed at every column
+//     of the phase planes' width (the few extra columns are dropped
+//     afterwards). Each depth step (tap, channel) reads a shifted view of
+//     one phase plane, so there is no im2col and no packing of B;
+//   - unless those extra columns would exceed a quarter of the work (very
+//     narrow images): "im2col-gemm", a GEMM whose right-hand operand is
+//     packed straight from the image (im2col fused into the packing of B,
+//     panel by panel, so the unrolled matrix is never materialised).
+//
+// Weights are packed for the GEMM micro-kernel at NewConv time, with the bias
+// and activation applied in the micro-kernel's epilogue. A Conv is safe for
+// concurrent use. Forward allocates no buffers after warm-up (its scratch is
+// pooled per Conv); only when it splits work over goroutines does it
+// allocate the few small objects of starting them.
+type Conv struct {
+	s        ConvShape
+	act      Activation
+	m, k, n  int       // per-group GEMM: out channels, icg·KH·KW, columns (OutH·OutW; OutH·wph when shifted)
+	strategy strategy  // how Forward runs
+	kc       int       // depth block of ap
+	ap       []float32 // packed weights, group g at g·packedASize(m, k)
+	bias     []float32 // nil, or roundUp(m, mr) values per group
+	weight   []float32 // ONNX layout, for the direct strategy
+	rawBias  []float32 // nil or OutC values, for the direct strategy
+	segs     []convSeg // im2col packing plan, see imageB
+	segStart []int32   // panel q's segments are segs[segStart[q]:segStart[q+1]]
+	offs     []int     // B row offsets (pointwise: p·n; shifted: see shiftB)
+	hp, wp   int       // shifted: padded input size
+	hph, wph int       // shifted: size of one stride phase plane
+	padLen   int       // shifted: values of the padded input buffer
+	maxOff   int       // shifted: largest of offs
+	rowPhase []bool    // shifted: which row phases (of StrideH) taps read
+	colPhase []bool    // shifted: which column phases (of StrideW) taps read
+	wino     *winograd // Winograd state
+	calls    freeList[convCall]
+}
+
+type strategy int
+
+const (
+	stratAuto      strategy = iota // chosen by NewConv
+	stratPointwise                 // 1×1, stride 1, no pad: GEMM on the input
+	stratShifted                   // GEMM on the padded, phase-split input
+	stratIm2col                    // GEMM with B packed from the image
+	stratDirect                    // direct loops (tiny per-group GEMMs)
+	stratWinograd                  // Winograd F(2×2, 3×3), see winograd.go
+)
+
+func (s strategy) String() string {
+	switch s {
+	case stratPointwise:
+		return "pointwise-gemm"
+	case stratShifted:
+		return "shifted-gemm"
+	case stratWinograd:
+		return "winograd-f2x2"
+	case stratIm2col:
+		return "im2col-gemm"
+	}
+	return "direct"
+}
+
+// convSeg is a run of output positions of one B panel lying on one output
+// row: columns [col, col+len) of the panel, the first at input row iy and
+// column ix before adding the kernel tap's offset.
+type convSeg struct {
+	col, len, iy, ix int32
+}
+
+// convCall is the per-call state of Forward (recycled: no allocation per call).
+type convCall struct {
+	g   gemmOp
+	mat matrixB
+	img imageB
+	sh  shiftB
+	// scratch holds the shifted strategy's padded input and padded-width
+	// output (allocated on first use; a Conv's calls all need the same).
+	scratch []float32
+}
+
+// NewConv prepares a convolution. weight has ONNX layout
+// [OutC, InC/Groups, KH, KW]; bias is nil or has OutC values. The slices are
+// not retained: the kernel keeps its own copy.
+func NewConv(s ConvShape, weight, bias []float32, act Activation) (*Conv, error) {
+	return newConv(s, weight, bias, act, stratAuto)
+}
+
+// newConv is NewConv with a forced strategy (for tests and benchmarks);
+// stratAuto chooses. A strategy that cannot run the shape is an error.
+func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy) (*Conv, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if want := s.OutC * (s.InC / s.Groups) * s.KH * s.KW; len(weight) != want {
+		return nil, fmt.Errorf("kernels: conv weight has %d values, shape %+v needs %d", len(weight), s, want)
+	}
+	if bias != nil && len(bias) != s.OutC {
+		return nil, fmt.Errorf("kernels: conv bias has %d values, want %d", len(bias), s.OutC)
+	}
+	switch act.Kind {
+	case ActNone, ActRelu, ActLeakyRelu, ActClip:
+	default:
+		return nil, fmt.Errorf("kernels: unknown activation kind %d", act.Kind)
+	}
+	c := &Conv{
+		s: s, act: act,
+		m: s.OutC / s.Groups, k: s.InC / s.Groups * s.KH * s.KW, n: s.OutH() * s.OutW(),
+	}
+	pointwise := s.KH == 1 && s.KW == 1 && s.StrideH == 1 && s.StrideW == 1 &&
+		s.PadTop == 0 && s.PadLeft == 0 && s.PadBottom == 0 && s.PadRight == 0
+	c.hp, c.wp = s.InH+s.PadTop+s.PadBottom, s.InW+s.PadLeft+s.PadRight
+	c.hph, c.wph = ceilDiv(c.hp, s.StrideH), ceilDiv(c.wp, s.StrideW)
+	switch {
+	case strat != stratAuto:
+	case c.m < mr && s.Groups > 1:
+		strat = stratDirect
+	case pointwise:
+		strat = stratPointwise
+	case winogradApplies(s) && s.InC >= winogradMinInC:
+		strat = stratWinograd
+	case 4*(c.wph-s.OutW()) <= c.wph:
+		strat = stratShifted
+	default:
+		strat = stratIm2col
+	}
+	if (strat == stratPointwise && !pointwise) || (strat == stratWinograd && !winogradApplies(s)) {
+		return nil, fmt.Errorf("kernels: conv shape %+v: strategy %s does not apply", s, strat)
+	}
+	c.strategy = strat
+	if strat == stratWinograd {
+		c.prepareWinograd(weight, bias)
+		return c, nil
+	}
+	if c.strategy == stratDirect {
+		c.weight = append([]float32(nil), weight...)
+		if bias != nil {
+			c.rawBias = append([]float32(nil), bias...)
+		}
+		return c, nil
+	}
+	per := packedASize(c.m, c.k)
+	c.ap = make([]float32, s.Groups*per)
+	c.kc = depthBlock(c.m)
+	mPad := roundUp(c.m, mr)
+	kk, icg := s.KH*s.KW, s.InC/s.Groups
+	if c.strategy == stratShifted {
+		// Depth order (tap, channel): reorder the weights to match.
+		w := make([]float32, len(weight))
+		for o := 0; o < s.OutC; o++ {
+			for ch := 0; ch < icg; ch++ {
+				for t := 0; t < kk; t++ {
+					w[o*c.k+t*icg+ch] = weight[o*c.k+ch*kk+t]
+				}
+			}
+		}
+		weight = w
+		plane := c.hph * c.wph
+		c.offs = make([]int, c.k)
+		maxOff := 0
+		for t := 0; t < kk; t++ {
+			dy, dx := t/s.KW*s.DilH, t%s.KW*s.DilW
+			for ch := 0; ch < icg; ch++ {
+				phase := (ch*s.StrideH+dy%s.StrideH)*s.StrideW + dx%s.StrideW
+				o := phase*plane + dy/s.StrideH*c.wph + dx/s.StrideW
+				c.offs[t*icg+ch] = o
+				maxOff = max(maxOff, o)
+			}
+		}
+		c.rowPhase, c.colPhase = make([]bool, s.StrideH), make([]bool, s.StrideW)
+		for ky := 0; ky < s.KH; ky++ {
+			c.rowPhase[ky*s.DilH%s.StrideH] = true
+		}
+		for kx := 0; kx < s.KW; kx++ {
+			c.colPhase[kx*s.DilW%s.StrideW] = true
+		}
+		c.n = s.OutH() * c.wph // every column of the phase planes
+		c.maxOff = maxOff
+		c.padLen = max(icg*s.StrideH*s.StrideW*plane, roundUp(c.n, nr)+maxOff+nr)
+	}
+	if c.strategy == stratPointwise {
+		c.offs = make([]int, c.k)
+		for p := range c.offs {
+			c.offs[p] = p * c.n
+		}
+	}
+	if bias != nil {
+		c.bias = make([]float32, s.Groups*mPad)
+	}
+	for g := 0; g < s.Groups; g++ {
+		packA(c.ap[g*per:], weight[g*c.m*c.k:], c.k, false, c.m, c.k, c.kc, 1)
+		if bias != nil {
+			copy(c.bias[g*mPad:], bias[g*c.m:(g+1)*c.m])
+		}
+	}
+	if c.strategy == stratIm2col {
+		c.planSegments()
+	}
+	return c, nil
+}
+
+// planSegments splits every nr-column panel of the output positions into
+// runs lying on one output row.
+func (c *Conv) planSegments() {
+	s := c.s
+	ow := s.OutW()
+	panels := (c.n + nr - 1) / nr
+	c.segStart = make([]int32, panels+1)
+	for q := 0; q < panels; q++ {
+		c.segStart[q] = int32(len(c.segs))
+		for j := q * nr; j < min((q+1)*nr, c.n); {
+			oy, ox := j/ow, j%ow
+			l := min(ow-ox, (q+1)*nr-j, c.n-j)
+			c.segs = append(c.segs, convSeg{
+				col: int32(j - q*nr), len: int32(l),
+				iy: int32(oy*s.StrideH - s.PadTop), ix: int32(ox*s.StrideW - s.PadLeft),
+			})
+			j += l
+		}
+	}
+	c.segStart[panels] = int32(len(c.segs))
+}
+
+// Shape returns the convolution's shape.
+func (c *Conv) Shape() ConvShape { return c.s }
+
+// Strategy names the algorithm NewConv chose ("pointwise-gemm",
+// "im2col-gemm" or "direct").
+func (c *Conv) Strategy() string { return c.strategy.String() }
+
+// Forward computes dst = act(conv(src) + bias) for a batch of n images.
+// src is [n, InC, InH, InW] and dst is [n, OutC, OutH, OutW]. Forward panics
+// when a slice is shorter than that.
+func (c *Conv) Forward(dst, src []float32, n int) {
+	s := c.s
+	isz, osz := s.InC*s.InH*s.InW, s.OutC*s.OutH()*s.OutW()
+	if n < 0 || len(src) < n*isz || len(dst) < n*osz {
+		panic(fmt.Sprintf("kernels: Conv.Forward: %d images need %d input and %d output values, have %d and %d",
+			n, n*isz, n*osz, len(src), len(dst)))
+	}
+	if n == 0 {
+		return
+	}
+	enter()
+	defer leave()
+	if c.strategy == stratDirect {
+		for b := 0; b < n; b++ {
+			c.direct(dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz])
+		}
+		return
+	}
+	call := c.calls.get()
+	if c.strategy == stratWinograd {
+		for b := 0; b < n; b++ {
+			c.forwardWinograd(call, dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz])
+		}
+		c.calls.put(call)
+		return
+	}
+	icg := s.InC / s.Groups
+	per := packedASize(c.m, c.k)
+	mPad := roundUp(c.m, mr)
+	oh, ow := s.OutH(), s.OutW()
+	var pad, cbuf []float32
+	if c.strategy == stratShifted {
+		if call.scratch == nil {
+			call.scratch = make([]float32, c.padLen+c.m*c.n) // cbuf unused when wph = OutW
+		}
+		pad, cbuf = call.scratch[:c.padLen], call.scratch[c.padLen:]
+		clear(pad)
+	}
+	for b := 0; b < n; b++ {
+		for g := 0; g < s.Groups; g++ {
+			in := src[b*isz+g*icg*s.InH*s.InW : b*isz+(g+1)*icg*s.InH*s.InW]
+			out := dst[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
+			call.g = gemmOp{m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
+			if c.bias != nil {
+				call.g.bias = c.bias[g*mPad : (g+1)*mPad]
+			}
+			switch c.strategy {
+			case stratPointwise:
+				call.mat = matrixB{b: in, ldb: c.n, offs: c.offs}
+				call.g.b = &call.mat
+			case stratShifted:
+				c.padInput(pad, in)
+				call.sh = shiftB{pad: pad, offs: c.offs, maxOff: c.maxOff}
+				call.g.b = &call.sh
+				if c.wph != ow {
+					call.g.c = cbuf // compacted below
+				}
+			default:
+				call.img = imageB{c: c, in: in}
+				call.g.b = &call.img
+			}
+			call.g.run()
+			if c.strategy == stratShifted && c.wph != ow {
+				// Drop the columns past the output width.
+				for o := 0; o < c.m; o++ {
+					for y := 0; y < oh; y++ {
+						copy(out[(o*oh+y)*ow:(o*oh+y+1)*ow], cbuf[o*c.n+y*c.wph:])
+					}
+				}
+			}
+		}
+	}
+	call.g, call.mat, call.img, call.sh = gemmOp{}, matrixB{}, imageB{}, shiftB{}
+	c.calls.put(call)
+}
+
+// padInput scatters one group's input channels into the zero-padded,
+// phase-split buffer pad: padded pixel (row, col) of channel ch goes to
+// phase plane (ch, row mod StrideH, col mod StrideW) at (row/StrideH,
+// col/StrideW). Phases that no kernel tap reads are skipped. The borders of
+// pad are zero and stay so.
+func (c *Conv) padInput(pad, in []float32) {
+	s := c.s
+	icg := s.InC / s.Groups
+	sh, sw := s.StrideH, s.StrideW
+	plane := c.hph * c.wph
+	for ch := 0; ch < icg; ch++ {
+		for y := 0; y < s.InH; y++ {
+			row := y + s.PadTop
+			if !c.rowPhase[row%sh] {
+				continue
+			}
+			src := in[(ch*s.InH+y)*s.InW : (ch*s.InH+y+1)*s.InW]
+			base := (ch*sh+row%sh)*sw*plane + row/sh*c.wph
+			if sw == 1 {
+				copy(pad[base+s.PadLeft:], src)
+				continue
+			}
+			for px := 0; px < sw; px++ {
+				if !c.colPhase[px] {
+					continue
+				}
+				// Input columns x with (x+PadLeft) mod sw = px.
+				x0 := ((px-s.PadLeft)%sw + sw) % sw
+				if x0 >= len(src) {
+					continue
+				}
+				dst := pad[base+px*plane+(x0+s.PadLeft)/sw:]
+				for i, x := 0, x0; x < len(src); i, x = i+1, x+sw {
+					dst[i] = src[x]
+				}
+			}
+		}
+	}
+}
+
+// shiftB is the B operand of the shifted strategy: row p (tap, channel) of
+// column j is pad[j+offs[p]], j indexing the output positions over the
+// phase planes' width.
+type shiftB struct {
+	pad    []float32
+	offs   []int
+	maxOff int
+}
+
+func (sb *shiftB) panel(_ []float32, p0, kc, j, _ int) ([]float32, []int, int) {
+	return sb.pad[j:], sb.offs[p0 : p0+kc], sb.maxOff
+}
+
+// imageB is the im2col matrix of one image (one group's channels) as a
+// GEMM operand, packed block by block without being materialised.
+type imageB struct {
+	c  *Conv
+	in []float32 // icg channels of InH×InW
+}
+
+func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int) {
+	c, s := ib.c, ib.c.s
+	kk := s.KH * s.KW
+	h, w := s.InH, s.InW
+	q := j / nr
+	segs := c.segs[c.segStart[q]:c.segStart[q+1]]
+	end := int(segs[len(segs)-1].col + segs[len(segs)-1].len)
+	d := buf[:kc*nr]
+	for p := 0; p < kc; p++ {
+		ch, tap := (p0+p)/kk, (p0+p)%kk
+		dy, dx := int32(tap/s.KW*s.DilH), int32(tap%s.KW*s.DilW)
+		plane := ib.in[ch*h*w : (ch+1)*h*w]
+		dp := d[p*nr : (p+1)*nr]
+		if end < nr {
+			clear(dp[end:])
+		}
+		for _, sg := range segs {
+			out := dp[sg.col : sg.col+sg.len]
+			iy := int(sg.iy + dy)
+			if iy < 0 || iy >= h {
+				clear(out)
+				continue
+			}
+			row := plane[iy*w : (iy+1)*w]
+			ix := int(sg.ix + dx)
+			if s.StrideW == 1 {
+				lo, hi := max(0, -ix), min(len(out), w-ix)
+				if lo >= hi {
+					clear(out)
+					continue
+				}
+				if lo == 0 && hi == nr {
+					*(*[nr]float32)(out) = *(*[nr]float32)(row[ix : ix+nr])
+					continue
+				}
+				clear(out[:lo])
+				copy(out[lo:hi], row[ix+lo:ix+hi])
+				clear(out[hi:])
+				continue
+			}
+			sw := s.StrideW
+			lo, hi := max(0, ceilDiv(-ix, sw)), min(len(out), ceilDiv(w-ix, sw))
+			if lo >= hi {
+				clear(out)
+				continue
+			}
+			clear(out[:lo])
+			src := row[ix+lo*sw : ix+(hi-1)*sw+1]
+			dst := out[lo:hi]
+			if sw == 2 {
+				for t := range dst {
+					dst[t] = src[2*t]
+				}
+			} else {
+				for t := range dst {
+					dst[t] = src[t*sw]
+				}
+			}
+			clear(out[hi:])
+		}
+	}
+	return d, packedOffsets[:kc], (kc - 1) * nr
+}
+
+// direct computes one image with plain loops (used when each group has
+// fewer than mr output channels, e.g. depthwise convolutions).
+func (c *Conv) direct(dst, src []float32) {
+	s := c.s
+	oh, ow := s.OutH(), s.OutW()
+	icg := s.InC / s.Groups
+	for o := 0; o < s.OutC; o++ {
+		g := o / c.m
+		plane := dst[o*oh*ow : (o+1)*oh*ow]
+		var b0 float32
+		if c.rawBias != nil {
+			b0 = c.rawBias[o]
+		}
+		for i := range plane {
+			plane[i] = b0
+		}
+		for ci := 0; ci < icg; ci++ {
+			in := src[(g*icg+ci)*s.InH*s.InW : (g*icg+ci+1)*s.InH*s.InW]
+			wk := c.weight[(o*icg+ci)*s.KH*s.KW : (o*icg+ci+1)*s.KH*s.KW]
+			for ky := 0; ky < s.KH; ky++ {
+				for kx := 0; kx < s.KW; kx++ {
+					wv := wk[ky*s.KW+kx]
+					// Output columns whose input column is in range.
+					x0 := max(0, ceilDiv(s.PadLeft-kx*s.DilW, s.StrideW))
+					x1 := min(ow, ceilDiv(s.InW+s.PadLeft-kx*s.DilW, s.StrideW))
+					for y := 0; y < oh; y++ {
+						iy := y*s.StrideH - s.PadTop + ky*s.DilH
+						if iy < 0 || iy >= s.InH || x0 >= x1 {
+							continue
+						}
+						row := in[iy*s.InW : (iy+1)*s.InW]
+						orow := plane[y*ow : (y+1)*ow]
+						ix := x0*s.StrideW - s.PadLeft + kx*s.DilW
+						for x := x0; x < x1; x++ {
+							orow[x] += wv * row[ix]
+							ix += s.StrideW
+						}
+					}
+				}
+			}
+		}
+		c.act.Apply(plane)
+	}
+}
+
+// ceilDiv returns ⌈a/b⌉ for b > 0.
+func ceilDiv(a, b int) int {
+	if a <= 0 {
+		return -((-a) / b)
+	}
+	return (a + b - 1) / b
+}

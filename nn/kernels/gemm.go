@@ -1,0 +1,337 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Blocking parameters of the packed GEMM (BLIS/GotoBLAS style). The
+// micro-kernel computes an mr×nr tile of C from an mr-row panel of packed A
+// and an nr-column panel of B (packed, or read in place when B's rows are
+// already contiguous). The depth K is cut into blocks of kc ≤ kcMax so that
+// a B panel (kc·nr values) stays in L1 while the whole A block (m·kc values,
+// at most aBlockMax) is swept past it from L2.
+const (
+	mr        = 4
+	nr        = 24
+	kcMax     = 256
+	kcMin     = 64
+	aBlockMax = 96 << 10 // values of packed A per depth block (384 KiB)
+)
+
+// depthBlock returns the depth block size for an A with m rows.
+func depthBlock(m int) int {
+	return max(kcMin, min(kcMax, aBlockMax/roundUp(m, mr)/8*8))
+}
+
+// Epilogue flags read by the micro-kernels.
+const (
+	epAccumulate = 1 << iota // C += A·B instead of C = A·B
+	epBias                   // add bias[row]
+	epMaxLo                  // x = max(x, lo)
+	epMinHi                  // x = min(x, hi)
+	epLeaky                  // x = max(x, 0) + alpha·min(x, 0)
+)
+
+// epilogue tells a micro-kernel what to do with its tile after the
+// multiply-accumulate loop. Its layout is read by the assembly kernels:
+// flags at offset 0, bias at 8, lo at 16, hi at 20, alpha at 24.
+type epilogue struct {
+	flags         uint64
+	bias          *float32 // mr values, one per row of the tile
+	lo, hi, alpha float32
+}
+
+// epilogue returns the epilogue flags and parameters of an activation.
+func (a Activation) epilogue() (flags uint64, lo, hi, alpha float32) {
+	switch a.Kind {
+	case ActRelu:
+		return epMaxLo, 0, 0, 0
+	case ActLeakyRelu:
+		return epLeaky, 0, 0, a.Alpha
+	case ActClip:
+		return epMaxLo | epMinHi, a.Min, a.Max, 0
+	}
+	return 0, 0, 0, 0
+}
+
+// roundUp rounds x up to a multiple of m.
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// packA packs alpha·op(A) (m×k) into dst in the layout the driver reads:
+// for each depth block starting at p0 (kcb deep, the last one shorter),
+// the mr-row panels of that block, panel i (0-based row i, a multiple of
+// mr) at p0·mPad + i·kc, element (r, p) at p·mr + r. Rows past m are zero.
+// dst must hold packedASize(m, k) values.
+func packA(dst []float32, a []float32, lda int, trans bool, m, k, kcb int, alpha float32) {
+	mPad := roundUp(m, mr)
+	for p0 := 0; p0 < k; p0 += kcb {
+		kc := min(kcb, k-p0)
+		for i := 0; i < mPad; i += mr {
+			d := dst[p0*mPad+i*kc : p0*mPad+(i+mr)*kc]
+			for r := 0; r < mr; r++ {
+				if i+r >= m {
+					for p := 0; p < kc; p++ {
+						d[p*mr+r] = 0
+					}
+					continue
+				}
+				if trans {
+					for p := 0; p < kc; p++ {
+						d[p*mr+r] = alpha * a[(p0+p)*lda+i+r]
+					}
+				} else {
+					row := a[(i+r)*lda+p0 : (i+r)*lda+p0+kc]
+					for p, v := range row {
+						d[p*mr+r] = alpha * v
+					}
+				}
+			}
+		}
+	}
+}
+
+// packedASize is the number of values packA writes for an m×k matrix.
+func packedASize(m, k int) int { return roundUp(m, mr) * k }
+
+// bSource provides nr-column panels of the k×n right-hand operand B.
+type bSource interface {
+	// panel returns rows [p0, p0+kc) of columns [j, j+w) (w ≤ nr) of B:
+	// row p0+p is b[boff[p]:boff[p]+nr], zero past column w (unless the
+	// caller ignores those columns), every offset at most maxOff. b is
+	// either B itself or a copy packed into buf (kcMax·nr values).
+	panel(buf []float32, p0, kc, j, w int) (b []float32, boff []int, maxOff int)
+}
+
+// packedOffsets are the row offsets of a packed panel: p·nr.
+var packedOffsets = func() *[kcMax]int {
+	var o [kcMax]int
+	for p := range o {
+		o[p] = p * nr
+	}
+	return &o
+}()
+
+// matrixB is a row-major matrix operand op(B), k×n.
+type matrixB struct {
+	b     []float32
+	ldb   int
+	trans bool  // b is stored n×k
+	offs  []int // nil, or p·ldb for every row p of B: full panels are read in place
+}
+
+func (s *matrixB) panel(buf []float32, p0, kc, j, w int) ([]float32, []int, int) {
+	if s.offs != nil && w == nr {
+		return s.b[j:], s.offs[p0 : p0+kc], s.offs[p0+kc-1]
+	}
+	d := buf[:kc*nr]
+	if s.trans {
+		for c := 0; c < w; c++ {
+			col := s.b[(j+c)*s.ldb+p0 : (j+c)*s.ldb+p0+kc]
+			for p, v := range col {
+				d[p*nr+c] = v
+			}
+		}
+		if w < nr {
+			for p := 0; p < kc; p++ {
+				clear(d[p*nr+w : (p+1)*nr])
+			}
+		}
+	} else {
+		for p := 0; p < kc; p++ {
+			o := (p0+p)*s.ldb + j
+			copy(d[p*nr:p*nr+w], s.b[o:o+w])
+			clear(d[p*nr+w : (p+1)*nr])
+		}
+	}
+	return d, packedOffsets[:kc], (kc - 1) * nr
+}
+
+// gemmOp is one packed GEMM: C = A·B (+ C when acc), then per-row bias and
+// an activation, with A already packed by packA.
+type gemmOp struct {
+	m, n, k int
+	kc      int       // depth block of ap
+	ap      []float32 // packed A
+	b       bSource
+	c       []float32
+	ldc     int
+	acc     bool      // accumulate into C
+	bias    []float32 // nil, or roundUp(m, mr) values
+	act     Activation
+}
+
+// active counts the kernel calls in progress in this process. It is a
+// scheduling hint only (results never depend on it): a call splits its
+// work over the cores that no other kernel call is using, so that callers
+// already running images in parallel do not oversubscribe the CPU.
+var active atomic.Int32
+
+// enter marks the start of a kernel call and leave its end.
+func enter() { active.Add(1) }
+func leave() { active.Add(-1) }
+
+// parMinFlops is the work below which one call stays on one goroutine.
+const parMinFlops = 1 << 20
+
+// workers returns how many goroutines a call doing flops of work may use.
+func workers(flops int) int {
+	if flops < parMinFlops {
+		return 1
+	}
+	return max(1, runtime.GOMAXPROCS(0)-int(active.Load())+1)
+}
+
+// packBuf is a per-worker buffer for a packed B panel.
+type packBuf struct{ b [kcMax * nr]float32 }
+
+// packBufs recycles the workers' packBufs. Like active, it is shared by the
+// whole package: scratch memory, not state that results depend on.
+var packBufs freeList[packBuf]
+
+// run executes the GEMM, on several goroutines when it is large enough.
+func (g *gemmOp) run() {
+	w := workers(2 * g.m * g.n * g.k)
+	panels := (g.n + nr - 1) / nr
+	switch {
+	case w > 1 && panels >= 2*w:
+		// Split the columns at panel boundaries.
+		var wg sync.WaitGroup
+		per := (panels + w - 1) / w
+		for t := 1; t < w; t++ {
+			j0, j1 := min(t*per*nr, g.n), min((t+1)*per*nr, g.n)
+			if j0 >= j1 {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g.blockPooled(0, g.m, j0, j1)
+			}()
+		}
+		g.blockPooled(0, g.m, 0, min(per*nr, g.n))
+		wg.Wait()
+	case w > 1 && g.m >= 2*w*mr:
+		// Split the rows at panel boundaries.
+		var wg sync.WaitGroup
+		per := roundUp((g.m+w-1)/w, mr)
+		for t := 1; t < w; t++ {
+			i0, i1 := min(t*per, g.m), min((t+1)*per, g.m)
+			if i0 >= i1 {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g.blockPooled(i0, i1, 0, g.n)
+			}()
+		}
+		g.blockPooled(0, min(per, g.m), 0, g.n)
+		wg.Wait()
+	default:
+		g.blockPooled(0, g.m, 0, g.n)
+	}
+}
+
+func (g *gemmOp) blockPooled(i0, i1, j0, j1 int) {
+	buf := packBufs.get()
+	g.block(i0, i1, j0, j1, buf.b[:])
+	packBufs.put(buf)
+}
+
+// block computes rows [i0, i1) and columns [j0, j1) of C; i0 is a multiple
+// of mr and j0 of nr.
+func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
+	mPad := roundUp(g.m, mr)
+	actFlags, lo, hi, alpha := g.act.epilogue()
+	ep := epilogue{lo: lo, hi: hi, alpha: alpha}
+	var tile [mr * nr]float32
+	for pc := 0; pc < g.k; pc += g.kc {
+		kc := min(g.kc, g.k-pc)
+		var flags uint64
+		if pc > 0 || g.acc {
+			flags |= epAccumulate
+		}
+		if pc+kc == g.k {
+			flags |= actFlags
+			if g.bias != nil {
+				flags |= epBias
+			}
+		}
+		ep.flags = flags
+		aBlock := g.ap[pc*mPad : pc*mPad+mPad*kc]
+		for j := j0; j < j1; j += nr {
+			nw := min(nr, g.n-j)
+			bp, boff, maxOff := g.b.panel(buf, pc, kc, j, nw)
+			for i := i0; i < i1; i += mr {
+				ap := aBlock[i*kc : (i+mr)*kc]
+				if g.bias != nil {
+					ep.bias = &g.bias[i]
+				}
+				mh := min(mr, g.m-i)
+				if mh == mr && nw == nr {
+					kernel(kc, ap, bp, boff, maxOff, g.c[i*g.ldc+j:(i+mr-1)*g.ldc+j+nr], g.ldc, &ep)
+					continue
+				}
+				// Edge tile: compute into a full-size tile and copy.
+				if flags&epAccumulate != 0 {
+					for r := 0; r < mh; r++ {
+						copy(tile[r*nr:r*nr+nw], g.c[(i+r)*g.ldc+j:])
+					}
+				}
+				kernel(kc, ap, bp, boff, maxOff, tile[:], nr, &ep)
+				for r := 0; r < mh; r++ {
+					copy(g.c[(i+r)*g.ldc+j:(i+r)*g.ldc+j+nw], tile[r*nr:])
+				}
+			}
+		}
+	}
+}
+
+// kernelGo is the portable micro-kernel: c (an mr×nr tile with row stride
+// ldc) = a·b (k deep; a packed mr-interleaved, row p of b at b[boff[p]:]),
+// then the epilogue. It has the semantics of the assembly kernels.
+func kernelGo(k int, a, b []float32, boff []int, c []float32, ldc int, ep *epilogue) {
+	var acc [mr][nr]float32
+	a = a[:k*mr]
+	for p, o := range boff[:k] {
+		bp := (*[nr]float32)(b[o : o+nr])
+		ap := (*[mr]float32)(a[p*mr:])
+		for r := 0; r < mr; r++ {
+			av := ap[r]
+			row := &acc[r]
+			for j := 0; j < nr; j++ {
+				row[j] += av * bp[j]
+			}
+		}
+	}
+	var bias []float32
+	if ep.flags&epBias != 0 {
+		bias = unsafe.Slice(ep.bias, mr)
+	}
+	for r := 0; r < mr; r++ {
+		crow := c[r*ldc : r*ldc+nr]
+		row := &acc[r]
+		for j := range crow {
+			x := row[j]
+			if ep.flags&epAccumulate != 0 {
+				x += crow[j]
+			}
+			if bias != nil {
+				x += bias[r]
+			}
+			if ep.flags&epMaxLo != 0 && ep.lo > x {
+				x = ep.lo
+			}
+			if ep.flags&epMinHi != 0 && ep.hi < x {
+				x = ep.hi
+			}
+			if ep.flags&epLeaky != 0 && x < 0 {
+				x *= ep.alpha
+			}
+			crow[j] = x
+		}
+	}
+}
