@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/experiments/record"
+)
+
+func runCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := dispatch(context.Background(), &cliEnv{stdout: &out, stderr: &errb}, args)
+	return out.String(), errb.String(), err
+}
+
+// replayFixture writes a synthetic verdict table over the hierarchical
+// follow-ups of n images (rotation by more than 40° and invert always
+// violate, the rest rarely) and a [n, 4] feature file.
+func replayFixture(t *testing.T, n int) (table, feats string, rows []record.Verdict, f []float32) {
+	t.Helper()
+	dir := t.TempDir()
+	sc, err := experiments.BuiltinScenario("hierarchical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < n; i++ {
+		for _, v := range sc.Variants() {
+			viol := v.MR == "invert" || (v.MR == "rotation" && math.Abs(v.Degrees) > 40) || rng.IntN(10) == 0
+			pt := 3
+			if viol {
+				pt = 5
+			}
+			rows = append(rows, record.Verdict{Image: i, MR: v.MR, Param: v.Degrees, Violation: viol, PredOriginal: 3,
+				PredTransformed: pt, Label: 3, MapOriginal: math.NaN(), MapTransformed: math.NaN()})
+		}
+		for k := 0; k < 4; k++ {
+			f = append(f, rng.Float32())
+		}
+	}
+	table, feats = filepath.Join(dir, "t.csv"), filepath.Join(dir, "f.f32")
+	if err := record.WriteVerdictsCSV(table, rows, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(feats, experiments.EncodeFeatures(f), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return table, feats, rows, f
+}
+
+func TestReplayCommand(t *testing.T) {
+	table, feats, _, _ := replayFixture(t, 30)
+	var outs [2]string
+	for i := range outs {
+		outs[i] = filepath.Join(t.TempDir(), "out")
+		stdout, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-scenario", "hierarchical",
+			"-agent", "cover", "-agent-opts", "hidden=4", "-seeds", "1-3", "-passes", "2", "-log-interval", "10", "-out", outs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stdout, "cover on hierarchical: 3 runs") {
+			t.Errorf("stdout %q", stdout)
+		}
+	}
+	for _, f := range []string{"summary.json", "seed-1.jsonl", "seed-2.jsonl", "seed-3.jsonl"} {
+		b1, err1 := os.ReadFile(filepath.Join(outs[0], f))
+		b2, err2 := os.ReadFile(filepath.Join(outs[1], f))
+		if err1 != nil || err2 != nil || !bytes.Equal(b1, b2) {
+			t.Errorf("%s: not byte-identical across runs with the same seeds (%v, %v)", f, err1, err2)
+		}
+	}
+	s, err := record.ReadSummary(filepath.Join(outs[0], "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Agent != "cover" || s.Scenario != "hierarchical" || len(s.Runs) != 3 || s.Runs[2].Seed != 3 || s.Runs[0].Iterations != 60 ||
+		len(s.Runs[0].Arms) != 7 || len(s.Runs[0].Params) != 54 || s.MeanDecisionUS != 0 {
+		t.Errorf("summary %+v", s)
+	}
+	log, err := record.ReadLog(filepath.Join(outs[0], "seed-2.jsonl"))
+	if err != nil || len(log) != 6 || log[5].Iteration != 60 || log[5].Violations != s.Runs[1].Violations {
+		t.Errorf("log: %v %+v", err, log)
+	}
+	// Flat scenario, timing on.
+	out := filepath.Join(t.TempDir(), "rot")
+	if _, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-scenario", "rotation", "-agent", "random",
+		"-seeds", "4", "-timing", "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	s, err = record.ReadSummary(filepath.Join(out, "summary.json"))
+	if err != nil || len(s.Runs[0].Arms) != 36 || s.Runs[0].Arms["rotation:-90"].Count == 0 && s.Runs[0].Arms["rotation:90"].Count == 0 && s.Runs[0].Iterations != 30 {
+		t.Errorf("rotation summary %v %+v", err, s)
+	}
+}
+
+// Bad inputs are errors before any work, and nothing is written.
+func TestReplayCommandErrors(t *testing.T) {
+	table, feats, rows, f := replayFixture(t, 5)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var missing bytes.Buffer
+	if err := record.EncodeVerdictsCSV(&missing, append(append([]record.Verdict(nil), rows[:70]...), rows[71:]...), false); err != nil {
+		t.Fatal(err)
+	}
+	missingTable := write("missing.csv", missing.Bytes())
+	raggedFeats := write("ragged.f32", experiments.EncodeFeatures(f[:19]))
+	shortFeats := write("short.f32", experiments.EncodeFeatures(f[:16]))
+	nan := append([]float32(nil), f...)
+	nan[9] = float32(math.NaN())
+	nanFeats := write("nan.f32", experiments.EncodeFeatures(nan))
+	badTable := write("bad.csv", []byte("image,mr,param,violation\n0,blur,,perhaps\n"))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing row", []string{"-verdicts", missingTable}, "lacks 1 of the 295 rows scenario hierarchical needs over images 0..4, first image 1, rotation:-60"},
+		{"ragged features", []string{"-features", raggedFeats}, "19 float32 values, which do not divide into 5 rows"},
+		{"feature rows", []string{"-features", shortFeats, "-dim", "4"}, "holds 4 rows of 4, but the verdict table has 5 images"},
+		{"nan features", []string{"-features", nanFeats}, "feature row 2 (image 2), column 1 is NaN"},
+		{"bad table", []string{"-verdicts", badTable}, `bad.csv:2: column "violation": "perhaps"`},
+		{"unknown agent", []string{"-agent", "covers"}, `unknown agent "covers"`},
+		{"bad option", []string{"-agent-opts", "psi=-1"}, "option psi"},
+		{"unknown scenario", []string{"-scenario", "flips"}, `unknown action set "flips"`},
+		{"bad seeds", []string{"-seeds", "10-1"}, "-seeds"},
+		{"missing file", []string{"-features", filepath.Join(dir, "nope.f32")}, "nope.f32"},
+		{"too many iterations", []string{"-iterations", "6"}, "-iterations 6 is more than passes × images = 5"},
+	} {
+		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+		args := []string{"replay", "-verdicts", table, "-features", feats, "-agent", "cover", "-seeds", "1-2", "-out", out}
+		args = append(args, tc.args...)
+		_, _, err := runCmd(t, args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v\nwant an error containing %q", tc.name, err, tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: output folder exists after an error", tc.name)
+		}
+	}
+	if _, _, err := runCmd(t, "replay", "-verdicts", table); err == nil || !strings.Contains(err.Error(), "-features is required") {
+		t.Errorf("missing flag: %v", err)
+	}
+}

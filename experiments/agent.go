@@ -1,0 +1,90 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"math/rand/v2"
+
+	"github.com/amt-dev/amt/bandit"
+)
+
+// BanditScenario converts a Scenario to package bandit's description: the
+// same arms in the same order, hierarchical arms with their grids, the
+// halving parameter reward with maximum 10000 (the paper's).
+func BanditScenario(sc Scenario) bandit.Scenario {
+	out := bandit.Scenario{Name: sc.Name, ParamReward: bandit.HalvingReward, ParamMax: 10000}
+	for _, a := range sc.Arms {
+		ba := bandit.Arm{Name: a.MR, Grid: a.Grid, Reward: a.Reward}
+		if len(a.Grid) == 0 && a.Param == a.Param { // fixed, not NaN
+			ba.Fixed, ba.Degree = true, a.Param
+		}
+		out.Arms = append(out.Arms, ba)
+	}
+	return out
+}
+
+// banditAgent adapts *bandit.Agent to Agent: it keeps the probabilities of
+// the last choice for the update.
+type banditAgent struct {
+	a    *bandit.Agent
+	last bandit.Choice
+	has  bool
+}
+
+// NewAgent returns the bandit agent of spec for the scenario and contexts
+// of dimension dim (see bandit.New); seed derives its internal randomness.
+func NewAgent(spec AgentSpec, sc Scenario, dim int, seed uint64) (Agent, error) {
+	a, err := bandit.New(spec.Name, BanditScenario(sc), dim, spec.Options, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &banditAgent{a: a}, nil
+}
+
+// LoadOrNewAgent is NewAgent that continues from the state file at path
+// when it exists (the paper's "load existing or initialise new bandit");
+// loaded reports which happened.
+func LoadOrNewAgent(path string, spec AgentSpec, sc Scenario, dim int, seed uint64) (a Agent, loaded bool, err error) {
+	ba, loaded, err := bandit.LoadOrNew(path, spec.Name, BanditScenario(sc), dim, spec.Options, seed)
+	if err != nil {
+		return nil, false, err
+	}
+	return &banditAgent{a: ba}, loaded, nil
+}
+
+func (b *banditAgent) Choose(ctx []float32, rng *rand.Rand) (Choice, error) {
+	c, err := b.a.Choose(ctx, rng)
+	if err != nil {
+		return Choice{}, err
+	}
+	b.last, b.has = c, true
+	return Choice{Arm: c.Arm, Param: c.Param}, nil
+}
+
+func (b *banditAgent) Update(ctx []float32, c Choice, violated bool) error {
+	if !b.has || b.last.Arm != c.Arm || b.last.Param != c.Param {
+		return errors.New("agent: update for a choice the agent did not make last")
+	}
+	b.has = false
+	return b.a.Update(ctx, b.last, violated)
+}
+
+// Save writes the agent's state file (atomically).
+func (b *banditAgent) Save(path string) error { return b.a.Save(path) }
+
+// saver is an agent whose state can be saved.
+type saver interface{ Save(path string) error }
+
+func saveAgent(a Agent, path string) error {
+	s, ok := a.(saver)
+	if !ok {
+		return fmt.Errorf("agent state %s: this agent cannot be saved", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return s.Save(path)
+}

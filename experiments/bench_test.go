@@ -1,0 +1,39 @@
+package experiments
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkRunLoopReplay measures the loop's own overhead per iteration
+// (context lookup, choice bookkeeping, verdict lookup, counts) with a
+// trivial agent on a replayed table; the bandit's decision time comes on
+// top (bandit.BenchmarkHierarchicalDecision).
+func BenchmarkRunLoopReplay(b *testing.B) {
+	sc, err := BuiltinScenario("hierarchical")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := newFakeSource(200)
+	tab, err := Sweep(context.Background(), SweepConfig{
+		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),
+		NewClassifier: func() (Classifier, error) { return fakeClassifier{}, nil },
+		NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
+		CacheDir:      b.TempDir(), VerdictKey: "v", FeatureKey: "f",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows, _ := tab.Verdicts(sc.Variants())
+	env, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{Seed: uint64(i), LogInterval: 100}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*200)/1000, "µs/iter")
+}

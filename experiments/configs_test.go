@@ -1,0 +1,50 @@
+package experiments
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amt-dev/amt/internal/sharedpath"
+)
+
+// Every shipped configuration parses, checks out, and is named after its file.
+func TestShippedConfigs(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	files, err := filepath.Glob("*.yaml")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("configs: %v %v", files, err)
+	}
+	for _, f := range files {
+		c, err := LoadConfig(f, assets)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if c.Name != strings.TrimSuffix(f, ".yaml") {
+			t.Errorf("%s: name %q, want the file's name", f, c.Name)
+		}
+		if c.Output != filepath.Join("results", c.Name) {
+			t.Errorf("%s: output %q", f, c.Output)
+		}
+	}
+}
+
+// Shipped configs also pass Prepare (models load and match input sizes);
+// it hashes the data files, so it runs only without -short.
+func TestShippedConfigsPrepare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads every model and hashes the 30 MB data file")
+	}
+	assets := sharedpath.ForTest(t, "assets")
+	files, _ := filepath.Glob("*.yaml")
+	for _, f := range files {
+		c, err := LoadConfig(f, assets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Prepare(c); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+// Package experiments runs adaptive metamorphic testing experiments: the
+// paper's loop (Algorithm 1), the exhaustive sweep that fills a cached
+// verdict table, replay runs against that table, and the YAML
+// configurations that describe all of it.
+//
+// # The loop
+//
+// RunLoop draws the source cases of one run in a seeded order (each pass
+// visits every case once; see Order), asks an Env for the case's context
+// features, lets an Agent choose a follow-up (a main arm and, for a
+// hierarchical arm, a parameter), asks the Env for the verdict, updates
+// the agent and records cumulative counts. The Env is either an OnlineEnv,
+// which transforms the image and runs the classifier on source and
+// follow-up (violation iff their top-1 classes differ), or a ReplayEnv,
+// which looks the verdict up in a sweep's table. Both answer identically,
+// so a replay run makes exactly the choices an online run makes with the
+// same seed.
+//
+// Randomness is explicit: the image order and the agent's draws come from
+// PCG generators seeded with the run's seed on separate streams, and the
+// agent's own initialisation from the seed through package bandit.
+//
+// # Result files
+//
+// RunSeeds writes, per agent, into results/<experiment>/<agent id>/:
+//
+//   - seed-<n>.jsonl: the run's progress log (record.LogLine, cumulative
+//     counts every log interval and after the last iteration), written when
+//     the run completes;
+//   - summary.json: record.Summary with one record.Run per seed, written
+//     after the last seed;
+//   - timing.json: measured mean decision (choose + update) and iteration
+//     times per seed.
+//
+// Measured times are the only non-reproducible values. They always go to
+// timing.json, and into summary.json (mean_decision_us, mean_iteration_ms)
+// only when timing is enabled (the default in online mode, which is what
+// RQ3 measures; off in replay mode and for amt replay). With timing off,
+// the same configuration and seeds give byte-identical summary.json and
+// logs. A cancelled run leaves the logs of completed seeds and no summary;
+// every file is written atomically.
+//
+// # The sweep and its cache
+//
+// Sweep runs every follow-up of every image through the classifier in one
+// batch per image (source + follow-ups), on all cores with one model clone
+// per worker, and extracts every image's context features. It caches the
+// verdicts under <cache>/verdicts-<hash> and the features under
+// <cache>/features-<hash>; the hashes cover the content (sha256) of the
+// model, the data file and the feature model and every setting the results
+// depend on, so a feature ablation reuses the verdicts. Finished images are
+// appended as JSON lines to per-process part files as they complete, so an
+// interrupted sweep (Ctrl-C, kill) loses only the images in flight;
+// rerunning computes only the missing images, and a complete table is
+// consolidated into table.jsonl. A limited sweep (data.limit) reads and
+// extends the cache of the whole data set.
+//
+// Experiment.Sweep also writes the configured scenario's rows as
+// results/<experiment>/sweep.csv (the exhaustive baseline), and amt sweep
+// exports the table (-csv) and the features as raw float32 [images, dim]
+// (-features), the inputs of amt replay.
+//
+// # Configurations
+//
+// LoadConfig reads an experiment YAML file strictly: unknown keys (with a
+// suggestion), missing keys, values of the wrong type or out of range,
+// unknown agents or agent options, unknown relations and missing files are
+// errors naming the file, the line and the key. Prepare then opens the
+// data, loads the models and checks the classifier's input size, all before
+// any long work. The configurations shipped beside this file reproduce the
+// paper's research questions and hold the comparison and ablation studies;
+// own-model.yaml shows how to test one's own classifier on one's own images.
+package experiments

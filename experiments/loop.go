@@ -1,0 +1,237 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/amt-dev/amt/data"
+	"github.com/amt-dev/amt/experiments/record"
+)
+
+// An Agent chooses follow-ups for source cases and learns from verdicts
+// (the paper's hierarchical bandit, or any baseline). Implementations wrap
+// package bandit; tests use fakes.
+type Agent interface {
+	// Choose picks a main arm and, for a hierarchical arm, a parameter
+	// index (-1 otherwise) for the context, drawing randomness from rng.
+	Choose(ctx []float32, rng *rand.Rand) (Choice, error)
+	// Update teaches the agent the verdict of its last choice; the agent
+	// applies the reward rules itself.
+	Update(ctx []float32, c Choice, violated bool) error
+}
+
+// Choice is an agent's decision: main arm and parameter index (-1 when the
+// arm has no grid).
+type Choice struct {
+	Arm, Param int
+}
+
+// An Env answers the loop's two questions about a source case: its
+// context features and the verdict of one follow-up. OnlineEnv runs the
+// system under test; ReplayEnv looks the verdict up in a sweep's table.
+// Both give the same answers for the same data, which is what makes
+// replay runs faithful.
+type Env interface {
+	// Len is the number of source cases; cases are 0..Len()-1.
+	Len() int
+	// Dim is the length of the context vectors.
+	Dim() int
+	// Context returns the context features of a case.
+	Context(ctx context.Context, image int) ([]float32, error)
+	// Evaluate returns the verdict of follow-up v of a case.
+	Evaluate(ctx context.Context, image int, v Variant) (Outcome, error)
+}
+
+// Outcome is the verdict of one follow-up plus the SUT's scores on the
+// source and the follow-up (1/0 correctness for classification).
+type Outcome struct {
+	Violated                     bool
+	OriginalScore, ModifiedScore float64
+}
+
+// Step is one iteration of a run, as reported to LoopOptions.Trace.
+type Step struct {
+	Iteration int // 1-based
+	Image     int
+	Choice    Choice
+	Violated  bool
+}
+
+// LoopOptions configures one run of the loop.
+type LoopOptions struct {
+	AgentName string // written into logs and summaries
+	Seed      uint64
+	// Passes over the source cases (each pass uses every case once in an
+	// order shuffled by the seed); 0 means 1.
+	Passes int
+	// Iterations caps the run; 0 means Passes × Len().
+	Iterations int
+	// LogInterval is the number of iterations between log lines; 0 means
+	// 100. A line is always written after the last iteration.
+	LogInterval int
+	// Trace, when set, is called after every iteration.
+	Trace func(Step)
+}
+
+// RunResult is the outcome of one run: its final counts, its progress log
+// and the measured mean times (which never enter the byte-compared files
+// unless timing is enabled).
+type RunResult struct {
+	Run  record.Run
+	Log  []record.LogLine
+	Time Timing
+}
+
+// Timing holds a run's measured wall times.
+type Timing struct {
+	// MeanDecisionUS is the mean time of choose + update in microseconds.
+	MeanDecisionUS float64 `json:"mean_decision_us"`
+	// MeanIterationMS is the mean time of a whole iteration (context,
+	// choose, evaluate, update) in milliseconds.
+	MeanIterationMS float64 `json:"mean_iteration_ms"`
+}
+
+// streamChoice is the PCG sequence number of a run's agent draws, seeded
+// with the run's seed; the image order uses package data's own stream, so
+// the two are independent of each other and of the agent's initialisation.
+const streamChoice = 0x63686f6963 // "choic"
+
+// Order returns the source-case order of a run: passes × n indices, each
+// pass a permutation of 0..n-1, reshuffled for every pass, like the
+// original's np.random.shuffle of a refilled index list. It is
+// data.Passes(n, seed, true, 0, passes), whose shuffle is written out so
+// that orders stay byte-identical across Go releases.
+func Order(n int, seed uint64, passes int) []int {
+	if passes <= 0 {
+		passes = 1
+	}
+	return data.Passes(n, seed, true, 0, passes)
+}
+
+// RunLoop runs the adaptive metamorphic testing loop (the paper's
+// Algorithm 1) for one agent and seed: for each source case in the seed's
+// order it gets the context, lets the agent choose a follow-up, evaluates
+// it, updates the agent and records cumulative counts. It stops with
+// ctx.Err() when ctx is cancelled.
+func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOptions) (RunResult, error) {
+	var res RunResult
+	if env.Len() == 0 {
+		return res, errors.New("loop: no source cases")
+	}
+	passes := opt.Passes
+	if passes <= 0 {
+		passes = 1
+	}
+	order := Order(env.Len(), opt.Seed, passes)
+	iters := len(order)
+	if opt.Iterations > 0 {
+		if opt.Iterations > iters {
+			return res, fmt.Errorf("loop: %d iterations requested but %d passes over %d cases give only %d", opt.Iterations, passes, env.Len(), iters)
+		}
+		iters = opt.Iterations
+	}
+	interval := opt.LogInterval
+	if interval <= 0 {
+		interval = 100
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, streamChoice))
+	// Every arm and every parameterised follow-up is listed from the start
+	// (with zero counts until chosen), so readers see what was never chosen.
+	run := record.Run{Seed: opt.Seed, Arms: map[string]record.Counts{}, Params: map[string]record.Counts{}}
+	for _, a := range sc.Arms {
+		run.Arms[a.Name] = record.Counts{}
+	}
+	for _, v := range sc.Variants() {
+		if !math.IsNaN(v.Degrees) {
+			run.Params[v.Key()] = record.Counts{}
+		}
+	}
+	var totalReward float64
+	var decision, iteration time.Duration
+	for it := 0; it < iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		img := order[it]
+		t0 := time.Now()
+		cv, err := env.Context(ctx, img)
+		if err != nil {
+			return res, fmt.Errorf("loop: iteration %d, image %d: context: %w", it+1, img, err)
+		}
+		t1 := time.Now()
+		ch, err := agent.Choose(cv, rng)
+		if err != nil {
+			return res, fmt.Errorf("loop: iteration %d, image %d: choose: %w", it+1, img, err)
+		}
+		t2 := time.Now()
+		v, err := sc.Variant(ch.Arm, ch.Param)
+		if err != nil {
+			return res, fmt.Errorf("loop: iteration %d: agent's choice: %w", it+1, err)
+		}
+		out, err := env.Evaluate(ctx, img, v)
+		if err != nil {
+			return res, fmt.Errorf("loop: iteration %d, image %d, %s: %w", it+1, img, v.Key(), err)
+		}
+		t3 := time.Now()
+		if err := agent.Update(cv, ch, out.Violated); err != nil {
+			return res, fmt.Errorf("loop: iteration %d, image %d: update: %w", it+1, img, err)
+		}
+		t4 := time.Now()
+		decision += t2.Sub(t1) + t4.Sub(t3)
+		iteration += t4.Sub(t0)
+
+		arm := sc.Arms[v.Arm]
+		viol := 0
+		if out.Violated {
+			viol = 1
+			run.Violations++
+			totalReward += arm.Reward
+		}
+		run.Iterations++
+		run.Arms[arm.Name] = run.Arms[arm.Name].Add(record.Counts{Count: 1, Violations: viol})
+		if !math.IsNaN(v.Degrees) {
+			run.Params[v.Key()] = run.Params[v.Key()].Add(record.Counts{Count: 1, Violations: viol})
+		}
+		run.OriginalScore += out.OriginalScore
+		run.ModifiedScore += out.ModifiedScore
+		if opt.Trace != nil {
+			opt.Trace(Step{Iteration: it + 1, Image: img, Choice: ch, Violated: out.Violated})
+		}
+		if (it+1)%interval == 0 || it+1 == iters {
+			res.Log = append(res.Log, logLine(opt.AgentName, sc.Name, run, totalReward))
+		}
+	}
+	res.Run = run
+	n := float64(run.Iterations)
+	res.Time = Timing{
+		MeanDecisionUS:  float64(decision.Microseconds()) / n,
+		MeanIterationMS: float64(iteration.Microseconds()) / 1000 / n,
+	}
+	return res, nil
+}
+
+func logLine(agent, scenario string, run record.Run, reward float64) record.LogLine {
+	l := record.LogLine{
+		Agent: agent, Scenario: scenario, Seed: run.Seed, Iteration: run.Iterations,
+		Violations: run.Violations, Reward: reward,
+		Arms: make(map[string]record.Counts, len(run.Arms)),
+	}
+	for k, v := range run.Arms {
+		l.Arms[k] = v
+	}
+	if len(run.Params) > 0 {
+		l.Params = make(map[string]record.Counts, len(run.Params))
+		for k, v := range run.Params {
+			l.Params[k] = v
+		}
+	}
+	if run.Iterations > 0 {
+		l.OriginalAccuracy = run.OriginalScore / float64(run.Iterations)
+		l.ModifiedAccuracy = run.ModifiedScore / float64(run.Iterations)
+	}
+	return l
+}

@@ -1,0 +1,225 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/amt-dev/amt/experiments/record"
+)
+
+// Interrupting a sweep loses no finished image, and the resumed sweep
+// computes only the missing ones and ends with the same table as an
+// uninterrupted sweep.
+func TestSweepResume(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	src := newFakeSource(37)
+	full, err := sweepFake(t, src, sc, t.TempDir(), fakeClassifier{}, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int64
+	_, err = sweepFake(t, src, sc, cache, fakeClassifier{calls: &calls, after: 15, stop: cancel}, ctx)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "rerun to resume") {
+		t.Fatalf("interrupted sweep: err = %v", err)
+	}
+	first := calls.Load()
+	if first < 15 || first >= 37 {
+		t.Fatalf("%d classifier calls before the interrupt", first)
+	}
+	vdir, fdir, _ := (&SweepConfig{CacheDir: cache, VerdictKey: "v", FeatureKey: "f", NewExtractor: func() (Extractor, error) { return nil, nil }}).CacheDirs()
+	if _, err := os.Stat(filepath.Join(vdir, "table.jsonl")); err == nil {
+		t.Fatal("an interrupted sweep wrote a complete table")
+	}
+	// A kill in the middle of a write leaves a torn last line.
+	parts, _ := filepath.Glob(filepath.Join(vdir, "part-*.jsonl"))
+	if len(parts) == 0 {
+		t.Fatal("no part files after the interrupt")
+	}
+	f, _ := os.OpenFile(parts[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"image":36,"label":0,"pred":1,"pre`)
+	f.Close()
+
+	calls.Store(0)
+	var last [2]int
+	got, err := Sweep(context.Background(), SweepConfig{
+		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),
+		NewClassifier: func() (Classifier, error) { return fakeClassifier{calls: &calls}, nil },
+		NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
+		CacheDir:      cache, VerdictKey: "v", FeatureKey: "f", Workers: 2,
+		Progress: func(d, n int) { last = [2]int{d, n} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second := calls.Load(); first+second != 37 {
+		// Images finished before the interrupt are not recomputed; the
+		// ones in flight at the interrupt may be (≤ workers).
+		if first+second > 37+2 || first+second < 37 {
+			t.Errorf("%d + %d classifier calls for 37 images", first, second)
+		}
+	}
+	if last != [2]int{37, 37} {
+		t.Errorf("progress ended at %v", last)
+	}
+	if !tablesEqual(got, full) {
+		t.Fatal("resumed sweep's table differs from an uninterrupted one")
+	}
+	if parts, _ := filepath.Glob(filepath.Join(vdir, "part-*")); len(parts) != 0 {
+		t.Errorf("part files left after consolidation: %v", parts)
+	}
+	for _, d := range []string{vdir, fdir} {
+		if _, err := os.Stat(filepath.Join(d, "table.jsonl")); err != nil {
+			t.Error(err)
+		}
+	}
+	// A third run is served from the cache alone.
+	calls.Store(0)
+	again, err := sweepFake(t, src, sc, cache, fakeClassifier{calls: &calls}, context.Background())
+	if err != nil || calls.Load() != 0 || !tablesEqual(again, full) {
+		t.Fatalf("cached sweep: err %v, %d calls, equal %v", err, calls.Load(), tablesEqual(again, full))
+	}
+	// The table's verdicts are consistent with its predictions.
+	rows, err := full.Verdicts(sc.Variants())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 37*59 || rows[59].Image != 1 || rows[5].ParamKey() != "rotation:-90" {
+		t.Fatalf("rows: %d, %+v", len(rows), rows[59])
+	}
+	viol := 0
+	for _, r := range rows {
+		if r.Violation != (r.PredOriginal != r.PredTransformed) || r.Label != r.Image%3 {
+			t.Fatalf("row %+v", r)
+		}
+		if r.Violation {
+			viol++
+		}
+	}
+	if viol == 0 || viol == len(rows) {
+		t.Fatalf("degenerate table: %d violations", viol)
+	}
+}
+
+func TestSweepCacheMismatch(t *testing.T) {
+	sc := mustScenario(t, "basic")
+	src := newFakeSource(3)
+	cache := t.TempDir()
+	if _, err := sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Same key, different table shape: the meta check refuses.
+	_, err := sweepFake(t, newFakeSource(4), sc, cache, fakeClassifier{}, context.Background())
+	if err == nil || !strings.Contains(err.Error(), "meta.json") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestReplayEnvErrors(t *testing.T) {
+	sc := mustScenario(t, "basic")
+	src := newFakeSource(4)
+	tab, err := sweepFake(t, src, mustScenario(t, "hierarchical"), t.TempDir(), fakeClassifier{}, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := tab.Verdicts(sc.Variants())
+	if _, err := NewReplayEnv(rows, tab.Features, 3, sc); err != nil {
+		t.Fatal(err)
+	}
+	nan := append([]float32(nil), tab.Features...)
+	nan[7] = float32(math.Inf(1))
+	for _, tc := range []struct {
+		name  string
+		rows  []record.Verdict
+		feats []float32
+		dim   int
+		want  string
+	}{
+		{"missing row", append(append([]record.Verdict(nil), rows[:12]...), rows[13:]...), tab.Features, 3, "lacks 1 of the 36 rows scenario basic needs over images 0..3, first image 1, grayscale"},
+		{"duplicate", append(rows, rows[3]), tab.Features, 3, "two rows for image 0, grayscale"},
+		{"ragged", rows, tab.Features[:11], 3, "11 feature values do not divide into rows of 3"},
+		{"row count", rows, tab.Features[:9], 3, "3 rows but the verdict table covers images 0..3"},
+		{"inf", rows, nan, 3, "feature row 2 (image 2), column 1 is +Inf"},
+	} {
+		if _, err := NewReplayEnv(tc.rows, tc.feats, tc.dim, sc); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Feature files.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.f32")
+	os.WriteFile(p, EncodeFeatures(tab.Features), 0o644)
+	got, dim, err := ReadFeatures(p, 4, 0)
+	if err != nil || dim != 3 || !reflect.DeepEqual(got, tab.Features) {
+		t.Fatalf("ReadFeatures: %v, dim %d", err, dim)
+	}
+	os.WriteFile(p, EncodeFeatures(tab.Features[:10]), 0o644)
+	if _, _, err := ReadFeatures(p, 4, 0); err == nil || !strings.Contains(err.Error(), "10 float32 values, which do not divide into 4 rows") {
+		t.Errorf("ReadFeatures ragged: %v", err)
+	}
+	if _, _, err := ReadFeatures(p, 4, 5); err == nil || !strings.Contains(err.Error(), "2 rows of 5, but the verdict table has 4 images") {
+		t.Errorf("ReadFeatures rows: %v", err)
+	}
+	os.WriteFile(p, []byte{1, 2, 3}, 0o644)
+	if _, _, err := ReadFeatures(p, 4, 0); err == nil || !strings.Contains(err.Error(), "3 bytes") {
+		t.Errorf("ReadFeatures bytes: %v", err)
+	}
+}
+
+// tablesEqual compares tables (reflect.DeepEqual fails on the NaN degrees
+// of unparameterised variants).
+func tablesEqual(a, b *Table) bool {
+	ka, kb := []string{}, []string{}
+	for _, v := range a.Variants {
+		ka = append(ka, v.Key())
+	}
+	for _, v := range b.Variants {
+		kb = append(kb, v.Key())
+	}
+	return a.Images == b.Images && a.Dim == b.Dim && reflect.DeepEqual(ka, kb) && reflect.DeepEqual(a.Labels, b.Labels) &&
+		reflect.DeepEqual(a.PredOriginal, b.PredOriginal) && reflect.DeepEqual(a.Pred, b.Pred) && reflect.DeepEqual(a.Features, b.Features)
+}
+
+// A limited sweep fills the cache of the whole data set: a later full sweep
+// computes only the rest, and the limited table is a prefix of the full one.
+func TestSweepLimitSharesCache(t *testing.T) {
+	sc := mustScenario(t, "basic")
+	src := newFakeSource(12)
+	cache := t.TempDir()
+	var calls atomic.Int64
+	run := func(limit int) *Table {
+		t.Helper()
+		tab, err := Sweep(context.Background(), SweepConfig{
+			Source: src, Limit: limit, Variants: sc.Variants(), Relations: fakeRelations(sc),
+			NewClassifier: func() (Classifier, error) { return fakeClassifier{calls: &calls}, nil },
+			NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
+			CacheDir:      cache, VerdictKey: "v", FeatureKey: "f", Workers: 2,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab
+	}
+	small := run(5)
+	if calls.Load() != 5 || small.Images != 5 || len(small.Pred) != 5*9 || len(small.Features) != 5*3 {
+		t.Fatalf("limited sweep: %d calls, %d images", calls.Load(), small.Images)
+	}
+	full := run(0)
+	if calls.Load() != 12 || full.Images != 12 {
+		t.Fatalf("full sweep after a limited one: %d calls in all, %d images", calls.Load(), full.Images)
+	}
+	if !reflect.DeepEqual(small.Pred, full.Pred[:5*9]) || !reflect.DeepEqual(small.Features, full.Features[:5*3]) {
+		t.Fatal("the limited table is not a prefix of the full one")
+	}
+	if again := run(7); calls.Load() != 12 || !reflect.DeepEqual(again.Pred, full.Pred[:7*9]) {
+		t.Fatalf("limited sweep after the full one recomputed (%d calls)", calls.Load())
+	}
+}
