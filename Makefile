@@ -7,17 +7,22 @@ RQ1 := rq1-classification
 RQ2 := rq2-rotation-classification rq2-shear-classification
 RQ3 := rq3-classification
 
-.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 paper-scale clean
+.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 compare ablations paper-scale clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/amt
 
-# The test command CI runs (.ci/run). -short skips the long paper-scale checks.
+# The test command CI runs (.ci/run): every package in -short mode, the
+# portable (no assembly) kernels, then the golden checks in full — all five
+# models against ONNX Runtime at batch 1 and batched, the 191 ONNX fixtures,
+# and SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs.
 test:
 	$(GO) vet ./...
 	$(GO) test -short -timeout 14m ./...
+	$(GO) test -short -tags noasm ./nn/kernels
+	$(GO) test -timeout 14m -run 'Golden|Manifest' ./nn ./sut ./experiments
 
 # amt vs ONNX Runtime side by side: ms/img per model and the ratio amt/ORT.
 # Needs node; installs onnxruntime-node into .cache/ortbench on first use.
@@ -49,6 +54,12 @@ rq2: build
 	$(foreach e,$(RQ2),$(call experiment,$(e)))
 rq3: build
 	$(foreach e,$(RQ3),$(call experiment,$(e)))
+
+# Agent comparison and ablations, replayed on the same cached sweep.
+compare: build
+	$(call experiment,compare-agents)
+ablations: build
+	$(foreach e,features-model features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 
 # All 10,000 CIFAR-10 test images (slow: hours on 2 cores).
 paper-scale: build
