@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/amt-dev/amt/nn/preprocess"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -68,7 +69,7 @@ func (p PHash) Extract(imgs []rgb.Image) ([][]float32, error) {
 
 // phashBits returns the 256 hash bits of m.
 func phashBits(m rgb.Image) []bool {
-	low := phashDCT(resizeLanczosL(grayL(m), m.W, m.H, hashImgSize, hashImgSize))
+	low := phashDCT(preprocess.ResizeGray(grayL(m), m.W, m.H, hashImgSize, hashImgSize, preprocess.Lanczos))
 	med := median(low[:])
 	bits := make([]bool, len(low))
 	for i, v := range low {
@@ -86,120 +87,6 @@ func grayL(m rgb.Image) []uint8 {
 		out[i] = uint8((r*19595 + g*38470 + b*7471 + 0x8000) >> 16)
 	}
 	return out
-}
-
-// precisionBits is Pillow's PRECISION_BITS for 8-bit resampling (32−8−2).
-const precisionBits = 22
-
-// lanczos is Pillow's Lanczos-3 filter: sinc(x)·sinc(x/3) on [−3, 3).
-func lanczos(x float64) float64 {
-	if -3 <= x && x < 3 {
-		return sinc(x) * sinc(x/3)
-	}
-	return 0
-}
-
-func sinc(x float64) float64 {
-	if x == 0 {
-		return 1
-	}
-	x *= math.Pi
-	return math.Sin(x) / x
-}
-
-// axisCoeffs are the fixed-point taps of one axis: output i reads
-// in[start[i] : start[i]+n[i]] with weights k[i*ksize:].
-type axisCoeffs struct {
-	start, n []int
-	k        []int32
-	ksize    int
-}
-
-// lanczosCoeffs reproduces Pillow 9.4's precompute_coeffs for the Lanczos
-// filter over the box [0, inSize), then normalize_coeffs_8bpc.
-func lanczosCoeffs(inSize, outSize int) axisCoeffs {
-	const support0 = 3.0
-	scale := float64(inSize) / float64(outSize)
-	filterscale := max(scale, 1)
-	support := support0 * filterscale
-	ksize := int(math.Ceil(support))*2 + 1
-	c := axisCoeffs{start: make([]int, outSize), n: make([]int, outSize), k: make([]int32, outSize*ksize), ksize: ksize}
-	ss := 1 / filterscale
-	w := make([]float64, ksize)
-	for o := range outSize {
-		center := (float64(o) + 0.5) * scale
-		xmin := max(int(center-support+0.5), 0) // C's (int) truncates toward zero, as Go's does
-		xmax := min(int(center+support+0.5), inSize) - xmin
-		var ww float64
-		for x := 0; x < xmax; x++ {
-			w[x] = lanczos((float64(x+xmin) - center + 0.5) * ss)
-			ww += w[x]
-		}
-		k := c.k[o*ksize : (o+1)*ksize]
-		for x := 0; x < xmax; x++ {
-			v := w[x]
-			if ww != 0 {
-				v /= ww
-			}
-			if v < 0 {
-				k[x] = int32(-0.5 + v*(1<<precisionBits))
-			} else {
-				k[x] = int32(0.5 + v*(1<<precisionBits))
-			}
-		}
-		c.start[o], c.n[o] = xmin, xmax
-	}
-	return c
-}
-
-// clip8 is Pillow's clip8: the fixed-point sum rounded down to uint8,
-// saturated.
-func clip8(v int64) uint8 {
-	switch {
-	case v >= 1<<precisionBits<<8:
-		return 255
-	case v <= 0:
-		return 0
-	}
-	return uint8(v >> precisionBits)
-}
-
-// resizeLanczosL resizes a single-channel w×h image to ow×oh as Pillow's
-// Image.resize((ow, oh), LANCZOS) does for mode "L".
-func resizeLanczosL(src []uint8, w, h, ow, oh int) []uint8 {
-	if w != ow {
-		c := lanczosCoeffs(w, ow)
-		tmp := make([]uint8, ow*h)
-		for y := 0; y < h; y++ {
-			row := src[y*w : (y+1)*w]
-			for x := 0; x < ow; x++ {
-				k := c.k[x*c.ksize:]
-				in := row[c.start[x]:]
-				s := int64(1 << (precisionBits - 1))
-				for j := 0; j < c.n[x]; j++ {
-					s += int64(in[j]) * int64(k[j])
-				}
-				tmp[y*ow+x] = clip8(s)
-			}
-		}
-		src, w = tmp, ow
-	}
-	if h != oh {
-		c := lanczosCoeffs(h, oh)
-		tmp := make([]uint8, w*oh)
-		for y := 0; y < oh; y++ {
-			k := c.k[y*c.ksize:]
-			for x := 0; x < w; x++ {
-				s := int64(1 << (precisionBits - 1))
-				for j := 0; j < c.n[y]; j++ {
-					s += int64(src[(c.start[y]+j)*w+x]) * int64(k[j])
-				}
-				tmp[y*w+x] = clip8(s)
-			}
-		}
-		src = tmp
-	}
-	return src
 }
 
 // dctCos returns c[k][n] = cos(πk(2n+1)/(2·64)), the DCT-II basis for 64

@@ -11,6 +11,7 @@ import (
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/nn/preprocess"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -71,7 +72,7 @@ func TestPHashStages(t *testing.T) {
 		if i < 8 && !bytes.Equal(l, gray[i*1024:(i+1)*1024]) {
 			t.Errorf("image %d: convert(L) differs from Pillow", i)
 		}
-		r := resizeLanczosL(l, m.W, m.H, 64, 64)
+		r := preprocess.ResizeGray(l, m.W, m.H, 64, 64, preprocess.Lanczos)
 		if want := resized[i*4096 : (i+1)*4096]; !bytes.Equal(r, want) {
 			diff := 0
 			for j := range r {
@@ -139,25 +140,6 @@ func TestDCTByHand(t *testing.T) {
 	for j := 1; j < 256; j++ {
 		if math.Abs(d[j]) > 1e-9 {
 			t.Errorf("constant: X[%d][%d] = %v, want 0", j/16, j%16, d[j])
-		}
-	}
-}
-
-// TestLanczosIdentity: resizing to the same size changes nothing, and a
-// constant image stays constant at any size (the weights sum to one).
-func TestLanczosIdentity(t *testing.T) {
-	px := make([]uint8, 10*7)
-	for i := range px {
-		px[i] = uint8(i * 37)
-	}
-	if got := resizeLanczosL(px, 10, 7, 10, 7); !bytes.Equal(got, px) {
-		t.Error("same-size resize changed the image")
-	}
-	for _, size := range [][4]int{{32, 32, 64, 64}, {640, 426, 64, 64}, {5, 200, 64, 64}, {64, 64, 3, 100}} {
-		c := bytes.Repeat([]byte{201}, size[0]*size[1])
-		got := resizeLanczosL(c, size[0], size[1], size[2], size[3])
-		if len(got) != size[2]*size[3] || !bytes.Equal(got, bytes.Repeat([]byte{201}, len(got))) {
-			t.Errorf("constant %dx%d -> %dx%d is not constant", size[0], size[1], size[2], size[3])
 		}
 	}
 }

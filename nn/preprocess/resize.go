@@ -26,40 +26,70 @@ type coeffs struct {
 	ksize    int
 }
 
-// bilinearCoeffs reproduces Pillow 9.4's precompute_coeffs with the
-// bilinear (triangle, support 1) filter over the box [0, inSize), followed
-// by normalize_coeffs_8bpc.
-func bilinearCoeffs(inSize, outSize int) coeffs {
+// Filter is one of Pillow's resampling filters.
+type Filter int
+
+const (
+	// Bilinear is Pillow's BILINEAR: a triangle of support 1.
+	Bilinear Filter = iota
+	// Lanczos is Pillow's LANCZOS (ANTIALIAS): sinc(x)·sinc(x/3) on [−3, 3).
+	Lanczos
+)
+
+// support returns the filter's support at scale 1.
+func (f Filter) support() float64 {
+	if f == Lanczos {
+		return 3
+	}
+	return 1
+}
+
+// weight evaluates the filter at x.
+func (f Filter) weight(x float64) float64 {
+	if f == Lanczos {
+		if -3 <= x && x < 3 {
+			return sinc(x) * sinc(x/3)
+		}
+		return 0
+	}
+	if x < 0 {
+		x = -x
+	}
+	if x < 1 {
+		return 1 - x
+	}
+	return 0
+}
+
+func sinc(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	x *= math.Pi
+	return math.Sin(x) / x
+}
+
+// bilinearCoeffs returns the bilinear taps of one axis.
+func bilinearCoeffs(inSize, outSize int) coeffs { return precomputeCoeffs(inSize, outSize, Bilinear) }
+
+// precomputeCoeffs reproduces Pillow 9.4's precompute_coeffs with filter f
+// over the box [0, inSize), followed by normalize_coeffs_8bpc.
+func precomputeCoeffs(inSize, outSize int, f Filter) coeffs {
 	scale := float64(inSize) / float64(outSize)
 	filterscale := max(scale, 1.0)
-	support := 1.0 * filterscale
+	support := f.support() * filterscale
 	ksize := int(math.Ceil(support))*2 + 1
 	c := coeffs{start: make([]int, outSize), n: make([]int, outSize), k: make([]int32, outSize*ksize), ksize: ksize}
 	ss := 1.0 / filterscale
 	w := make([]float64, ksize)
 	for o := 0; o < outSize; o++ {
 		center := float64(float64(o)+0.5) * scale
-		xmin := int(center - support + 0.5) // C (int) truncates toward zero
-		if xmin < 0 {
-			xmin = 0
-		}
-		xmax := int(center + support + 0.5)
-		if xmax > inSize {
-			xmax = inSize
-		}
-		xmax -= xmin
+		xmin := max(int(center-support+0.5), 0) // C (int) truncates toward zero, as Go's does
+		xmax := min(int(center+support+0.5), inSize) - xmin
 		var ww float64
 		for x := 0; x < xmax; x++ {
-			t := float64(float64(x+xmin)-center+0.5) * ss
-			if t < 0 {
-				t = -t
-			}
-			v := 0.0
-			if t < 1 {
-				v = 1 - t
-			}
-			w[x] = v
-			ww += v
+			w[x] = f.weight(float64(float64(x+xmin)-center+0.5) * ss)
+			ww += w[x]
 		}
 		k := c.k[o*ksize : (o+1)*ksize]
 		for x := 0; x < xmax; x++ {
@@ -80,7 +110,7 @@ func bilinearCoeffs(inSize, outSize int) coeffs {
 
 // clip8 is Pillow's clip8: the fixed-point sum shifted down and clamped.
 // Sums fit in int32 as in Pillow: the weights of one output add up to
-// about 2^22 and are non-negative for the bilinear filter.
+// about 2^22 (their absolute values to less than 1.3·2^22 for Lanczos).
 func clip8(v int32) uint8 {
 	v >>= precisionBits
 	if v < 0 {
@@ -204,4 +234,49 @@ func ShorterSide(w, h, size int) (int, int) {
 		return size, int(float64(size*h) / float64(w))
 	}
 	return int(float64(size*w) / float64(h)), size
+}
+
+// ResizeGray resizes a single-channel (Pillow mode "L") w×h image, stored
+// row-major in src, to ow×oh as Pillow 9.4's Image.resize((ow, oh), f)
+// does, bit for bit: horizontal pass first, rounded to uint8, then the
+// vertical pass; an axis whose size does not change is not resampled. It
+// panics if len(src) != w·h or a size is less than 1.
+func ResizeGray(src []uint8, w, h, ow, oh int, f Filter) []uint8 {
+	if w < 1 || h < 1 || ow < 1 || oh < 1 || len(src) != w*h {
+		panic(fmt.Sprintf("preprocess: ResizeGray: %d bytes for %dx%d → %dx%d", len(src), w, h, ow, oh))
+	}
+	const half = 1 << (precisionBits - 1)
+	if w != ow {
+		c := precomputeCoeffs(w, ow, f)
+		tmp := make([]uint8, ow*h)
+		for y := 0; y < h; y++ {
+			row := src[y*w : (y+1)*w]
+			for x := 0; x < ow; x++ {
+				k := c.k[x*c.ksize : x*c.ksize+c.n[x]]
+				in := row[c.start[x]:]
+				s := int32(half)
+				for j, kv := range k {
+					s += int32(in[j]) * kv
+				}
+				tmp[y*ow+x] = clip8(s)
+			}
+		}
+		src, w = tmp, ow
+	}
+	if h != oh {
+		c := precomputeCoeffs(h, oh, f)
+		tmp := make([]uint8, w*oh)
+		for y := 0; y < oh; y++ {
+			k := c.k[y*c.ksize : y*c.ksize+c.n[y]]
+			for x := 0; x < w; x++ {
+				s := int32(half)
+				for j, kv := range k {
+					s += int32(src[(c.start[y]+j)*w+x]) * kv
+				}
+				tmp[y*w+x] = clip8(s)
+			}
+		}
+		src = tmp
+	}
+	return src
 }
