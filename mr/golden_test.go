@@ -1,43 +1,18 @@
 package mr
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/rgb"
 )
-
-// readCSV reads a CSV file with a header into maps keyed by column name.
-func readCSV(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var rows []map[string]string
-	for _, r := range recs[1:] {
-		m := map[string]string{}
-		for i, k := range recs[0] {
-			m[k] = r[i]
-		}
-		rows = append(rows, m)
-	}
-	return rows
-}
 
 // relationFor builds the relation of a golden row (mr, param columns).
 func relationFor(t *testing.T, name, param string) Relation {
@@ -68,7 +43,7 @@ func TestGoldenCIFAR(t *testing.T) {
 	if len(raw) != n*nv*sz {
 		t.Fatalf("golden file has %d bytes, want %d", len(raw), n*nv*sz)
 	}
-	rows := readCSV(t, filepath.Join(dir, "index.csv"))
+	rows := goldentest.ReadCSV(t, filepath.Join(dir, "index.csv")).Maps()
 	if len(rows) != nv {
 		t.Fatalf("index.csv has %d rows, want %d", len(rows), nv)
 	}
@@ -100,26 +75,13 @@ func countDiff(a, b []uint8) int {
 	return d
 }
 
-func loadPNG(t testing.TB, path string) rgb.Image {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return rgb.FromImage(im)
-}
-
 // TestGoldenDetectionImage transforms COCO image 22192 (640×426) by all 59
 // MRs and checks sha256, byte sum and two sample pixels of each result.
 func TestGoldenDetectionImage(t *testing.T) {
 	dir := sharedpath.ForTest(t, "golden/detection")
-	src := loadPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
+	src := goldentest.ReadPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
 	orig := src.Clone()
-	rows := readCSV(t, filepath.Join(dir, "mr_22192_results.csv"))
+	rows := goldentest.ReadCSV(t, filepath.Join(dir, "mr_22192_results.csv")).Maps()
 	if len(rows) != 59 {
 		t.Fatalf("mr_22192_results.csv has %d rows, want 59", len(rows))
 	}
@@ -159,7 +121,7 @@ func TestGoldenDetectionImage(t *testing.T) {
 func TestGoldenDetectionBoxes(t *testing.T) {
 	dir := sharedpath.ForTest(t, "golden/detection")
 	const w, h = 640, 426
-	rows := readCSV(t, filepath.Join(dir, "mr_22192_gt.csv"))
+	rows := goldentest.ReadCSV(t, filepath.Join(dir, "mr_22192_gt.csv")).Maps()
 	parse := func(row map[string]string) rgb.Box {
 		var v [4]float64
 		for i, k := range []string{"x", "y", "w", "h"} {

@@ -3,7 +3,6 @@ package sut
 import (
 	"errors"
 	"fmt"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,10 +10,10 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/sut/detect"
-	"github.com/amt-dev/amt/sut/internal/goldentest"
 )
 
 // cifarImages reads the first n images of the lossless CIFAR-10 test file.
@@ -210,20 +209,6 @@ func TestClassifierErrors(t *testing.T) {
 	}
 }
 
-func readPNG(t testing.TB, path string) rgb.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return rgb.FromImage(img)
-}
-
 // headsModel is a fake detector model returning fixed heads.
 type headsModel struct{ heads []*tensor.Dense }
 
@@ -270,7 +255,7 @@ func compareDets(t *testing.T, got, want []Detection, rel float64) {
 // heads through Detect.
 func TestDetectorPipeline(t *testing.T) {
 	dir := sharedpath.ForTest(t, "golden/detection")
-	img := readPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
+	img := goldentest.ReadPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
 	d, err := NewDetector(headsModel{goldenHeads(t, filepath.Join(dir, "img_22192_heads.f32"))}, DefaultDetectorConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -444,7 +429,7 @@ func TestYOLOEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img := readPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
+	img := goldentest.ReadPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
 	in, geom, err := d.Input(img)
 	if err != nil {
 		t.Fatal(err)
@@ -602,7 +587,7 @@ func BenchmarkDetect(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	img := readPNG(b, filepath.Join(sharedpath.ForTest(b, "golden/detection"), "mr_22192_decoded_rgb.png"))
+	img := goldentest.ReadPNG(b, filepath.Join(sharedpath.ForTest(b, "golden/detection"), "mr_22192_decoded_rgb.png"))
 	for b.Loop() {
 		if _, err := d.Detect(img); err != nil {
 			b.Fatal(err)

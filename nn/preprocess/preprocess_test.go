@@ -1,16 +1,14 @@
 package preprocess
 
 import (
-	"bytes"
-	"encoding/binary"
 	"image/jpeg"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/rgb"
 )
@@ -38,22 +36,6 @@ func cifarImages(t testing.TB, n int) []rgb.Image {
 			}
 		}
 		out = append(out, im)
-	}
-	return out
-}
-
-func readF32(t testing.TB, path string) []float32 {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(raw)%4 != 0 {
-		t.Fatalf("%s: %d bytes is not a whole number of float32", path, len(raw))
-	}
-	out := make([]float32, len(raw)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[i*4:]))
 	}
 	return out
 }
@@ -110,7 +92,7 @@ func TestResizeGolden(t *testing.T) {
 // ImageNet Normalize) written into one NCHW batch buffer, bit-exact.
 func TestClassifierGolden(t *testing.T) {
 	dir := sharedpath.ForTest(t, "golden/resize")
-	want := readF32(t, filepath.Join(dir, "input_2x3x224x224.f32"))
+	want := goldentest.ReadF32(t, filepath.Join(dir, "input_2x3x224x224.f32"))
 	c := Classifier{W: 224, H: 224, Norm: ImageNet()}
 	got := make([]float32, 2*c.Len())
 	if err := c.Batch(got, cifarImages(t, 2)); err != nil {
@@ -122,7 +104,7 @@ func TestClassifierGolden(t *testing.T) {
 // TestResNetInputGolden: normalisation without resize (ResNet-20 input).
 func TestResNetInputGolden(t *testing.T) {
 	dir := sharedpath.ForTest(t, "golden/onnx")
-	want := readF32(t, filepath.Join(dir, "cifar10_resnet20_input.f32"))
+	want := goldentest.ReadF32(t, filepath.Join(dir, "cifar10_resnet20_input.f32"))
 	const per = 3 * 32 * 32
 	n := len(want) / per
 	if n == 0 || len(want)%per != 0 {
@@ -137,24 +119,11 @@ func TestResNetInputGolden(t *testing.T) {
 	compareF32(t, "resnet20 input", got, want[:n*per])
 }
 
-func loadPNG(t testing.TB, path string) rgb.Image {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rgb.FromImage(im)
-}
-
 // TestLetterboxGolden: image 22192 (640×426) letterboxed to 416, bit-exact.
 func TestLetterboxGolden(t *testing.T) {
 	dir := sharedpath.ForTest(t, "golden/detection")
-	src := loadPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
-	want := readF32(t, filepath.Join(dir, "img_22192_input.f32"))
+	src := goldentest.ReadPNG(t, filepath.Join(dir, "mr_22192_decoded_rgb.png"))
+	want := goldentest.ReadF32(t, filepath.Join(dir, "img_22192_input.f32"))
 	got := make([]float32, 3*416*416)
 	g, err := Letterbox(got, src, 416)
 	if err != nil {
@@ -195,7 +164,7 @@ func TestLetterboxJPEG(t *testing.T) {
 		if src.W != tc.w || src.H != tc.h {
 			t.Fatalf("%s: decoded %dx%d, want %dx%d", tc.id, src.W, src.H, tc.w, tc.h)
 		}
-		want := readF32(t, filepath.Join(gold, "img_"+tc.id+"_input.f32"))
+		want := goldentest.ReadF32(t, filepath.Join(gold, "img_"+tc.id+"_input.f32"))
 		got := make([]float32, 3*416*416)
 		g, err := Letterbox(got, src, 416)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/rgb"
-	"github.com/amt-dev/amt/sut/internal/goldentest"
+	"github.com/amt-dev/amt/internal/goldentest"
 )
 
 type apCasesFile struct {

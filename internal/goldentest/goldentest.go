@@ -1,16 +1,21 @@
-// Package goldentest reads the golden reference files of
-// shared/golden/detection for the tests of sut and its sub-packages.
+// Package goldentest reads the golden reference files in shared/golden
+// (raw float32 arrays, CSV tables, PNG images, the detection images.json)
+// for the tests of amt's packages. Every reader fails the test on error.
 package goldentest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
+	"image/png"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/amt-dev/amt/rgb"
 )
 
 // CSV is a parsed CSV file: its header and its data rows.
@@ -35,6 +40,35 @@ func ReadCSV(t testing.TB, path string) CSV {
 		t.Fatalf("%s: empty", path)
 	}
 	return CSV{Header: recs[0], Records: recs[1:]}
+}
+
+// Maps returns the data rows as maps keyed by column name.
+func (c CSV) Maps() []map[string]string {
+	rows := make([]map[string]string, len(c.Records))
+	for i, r := range c.Records {
+		m := make(map[string]string, len(c.Header))
+		for j, k := range c.Header {
+			if j < len(r) {
+				m[k] = r[j]
+			}
+		}
+		rows[i] = m
+	}
+	return rows
+}
+
+// ReadPNG decodes a PNG file into an RGB image.
+func ReadPNG(t testing.TB, path string) rgb.Image {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rgb.FromImage(im)
 }
 
 // Floats parses every field as float64, failing the test on error.
