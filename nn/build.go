@@ -1293,6 +1293,14 @@ func (b *builder) convOp(a *attrs, ins []*value) *value {
 			out = bn.outputs[0]
 		}
 	}
+	shape := []int{x.shape[0], s.OutC, s.OutH(), s.OutW()}
+	// Fuse a following residual Add (the activation after it too).
+	var res *value
+	if j, r := b.residualAdd(out, shape); j >= 0 {
+		res = r
+		b.skip[j] = true
+		out = b.p.nodes[j].outputs[0]
+	}
 	if j := b.consumer(out); j >= 0 {
 		if ac, ok := b.fusableAct(j); ok {
 			act = ac
@@ -1312,9 +1320,17 @@ func (b *builder) convOp(a *attrs, ins []*value) *value {
 		b.p.convs[key] = conv
 	}
 	b.p.mu.Unlock()
-	shape := []int{x.shape[0], s.OutC, s.OutH(), s.OutW()}
 	isz, osz := numel(x.shape[1:]), numel(shape[1:])
 	batch := x.shape[0]
+	if res != nil {
+		v := b.emit(shape, []*value{x, res}, func(dst []float32, ins [][]float32) {
+			forEachChunk(batch, func(i0, i1 int) {
+				conv.ForwardAdd(dst[i0*osz:i1*osz], ins[0][i0*isz:i1*isz], ins[1][i0*osz:i1*osz], i1-i0)
+			})
+		})
+		b.env[out] = v
+		return v
+	}
 	v := b.emit(shape, []*value{x}, func(dst []float32, ins [][]float32) {
 		forEachChunk(batch, func(i0, i1 int) {
 			conv.Forward(dst[i0*osz:i1*osz], ins[0][i0*isz:i1*isz], i1-i0)
@@ -1333,6 +1349,35 @@ func (b *builder) convOp(a *attrs, ins []*value) *value {
 		b.env[out] = v
 	}
 	return v
+}
+
+// residualAdd reports whether the only consumer of the value named out (a
+// convolution's output of the given shape) is an Add of out and another
+// runtime value of the same shape computed before node b.idx (a residual
+// connection), which the convolution can add in its epilogue. It returns
+// the Add's node index and the other operand, or -1.
+func (b *builder) residualAdd(out string, shape []int) (int, *value) {
+	cs := b.p.consumers[out]
+	if len(cs) != 1 || b.p.isOutput[out] {
+		return -1, nil
+	}
+	j := cs[0]
+	n := &b.p.nodes[j]
+	if j <= b.idx || n.op != "Add" || len(n.inputs) != 2 || len(n.outputs) != 1 || len(n.attrs) != 0 {
+		return -1, nil
+	}
+	other := n.inputs[0]
+	if other == out {
+		other = n.inputs[1]
+	}
+	if other == out || (n.inputs[0] != out && n.inputs[1] != out) {
+		return -1, nil // out + out, or not an input
+	}
+	v, ok := b.env[other]
+	if !ok || v.c != nil || v.n == nil || !slices.Equal(v.shape, shape) {
+		return -1, nil
+	}
+	return j, v
 }
 
 // forEachChunk splits [0, n) over up to GOMAXPROCS goroutines.

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -186,34 +185,6 @@ func BenchmarkKernel(b *testing.B) {
 		}
 		reportFlops(b, 2*mr*nr*k, cpu0)
 	})
-}
-
-// naiveMaxPool is the window-by-window loop with a branch per tap (as the
-// importer's first MaxPool), the baseline of BenchmarkMaxPool.
-func naiveMaxPool(dst, src []float32, planes int, s PoolShape) {
-	for p := 0; p < planes; p++ {
-		in := src[p*s.InH*s.InW:]
-		out := dst[p*s.OutH*s.OutW:]
-		for y := 0; y < s.OutH; y++ {
-			for x := 0; x < s.OutW; x++ {
-				m := float32(math.Inf(-1))
-				for ky := 0; ky < s.KH; ky++ {
-					iy := y*s.StrideH - s.PadTop + ky*s.DilH
-					if iy < 0 || iy >= s.InH {
-						continue
-					}
-					row := in[iy*s.InW:]
-					for kx := 0; kx < s.KW; kx++ {
-						ix := x*s.StrideW - s.PadLeft + kx*s.DilW
-						if ix >= 0 && ix < s.InW && row[ix] > m {
-							m = row[ix]
-						}
-					}
-				}
-				out[y*s.OutW+x] = m
-			}
-		}
-	}
 }
 
 // BenchmarkMaxPool times SqueezeNet 1.1's three max pools (3×3/2, ceil

@@ -60,6 +60,7 @@ const (
 	stratIm2col                    // GEMM with B packed from the image
 	stratDirect                    // direct loops (tiny per-group GEMMs)
 	stratWinograd                  // Winograd F(2×2, 3×3), see winograd.go
+	stratReference                 // the naive implementation (refkernels builds)
 )
 
 func (s strategy) String() string {
@@ -72,6 +73,8 @@ func (s strategy) String() string {
 		return "winograd-f2x2"
 	case stratIm2col:
 		return "im2col-gemm"
+	case stratReference:
+		return "reference"
 	}
 	return "direct"
 }
@@ -128,6 +131,8 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 	c.hph, c.wph = ceilDiv(c.hp, s.StrideH), ceilDiv(c.wp, s.StrideW)
 	switch {
 	case strat != stratAuto:
+	case refKernels:
+		strat = stratReference
 	case c.m < mr && s.Groups > 1:
 		strat = stratDirect
 	case pointwise:
@@ -147,7 +152,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		c.prepareWinograd(weight, bias)
 		return c, nil
 	}
-	if c.strategy == stratDirect {
+	if c.strategy == stratDirect || c.strategy == stratReference {
 		c.weight = append([]float32(nil), weight...)
 		if bias != nil {
 			c.rawBias = append([]float32(nil), bias...)
@@ -240,34 +245,92 @@ func (c *Conv) planSegments() {
 func (c *Conv) Shape() ConvShape { return c.s }
 
 // Strategy names the algorithm NewConv chose ("pointwise-gemm",
-// "im2col-gemm" or "direct").
+// "shifted-gemm", "winograd-f2x2", "im2col-gemm", "direct", or "reference"
+// in refkernels builds).
 func (c *Conv) Strategy() string { return c.strategy.String() }
 
 // Forward computes dst = act(conv(src) + bias) for a batch of n images.
 // src is [n, InC, InH, InW] and dst is [n, OutC, OutH, OutW]. Forward panics
 // when a slice is shorter than that.
 func (c *Conv) Forward(dst, src []float32, n int) {
+	c.check("Forward", dst, src, nil, n)
+	c.forward(dst, src, nil, n)
+}
+
+// ForwardAdd computes dst = act(conv(src) + bias + res) for a batch of n
+// images: the convolution followed by the element-wise addition of res
+// (shaped like dst, e.g. a residual connection) and then the activation,
+// fused into one pass over the output. res may be dst itself (the same
+// slice, computing in place); it must not otherwise overlap dst. src must
+// not overlap dst. ForwardAdd panics when a slice is shorter than n
+// images need.
+func (c *Conv) ForwardAdd(dst, src, res []float32, n int) {
+	c.check("ForwardAdd", dst, src, res, n)
+	c.forward(dst, src, res, n)
+}
+
+// check panics unless the slices hold n images (res only when non-nil).
+func (c *Conv) check(name string, dst, src, res []float32, n int) {
 	s := c.s
 	isz, osz := s.InC*s.InH*s.InW, s.OutC*s.OutH()*s.OutW()
 	if n < 0 || len(src) < n*isz || len(dst) < n*osz {
-		panic(fmt.Sprintf("kernels: Conv.Forward: %d images need %d input and %d output values, have %d and %d",
-			n, n*isz, n*osz, len(src), len(dst)))
+		panic(fmt.Sprintf("kernels: Conv.%s: %d images need %d input and %d output values, have %d and %d",
+			name, n, n*isz, n*osz, len(src), len(dst)))
 	}
+	if res != nil && len(res) < n*osz {
+		panic(fmt.Sprintf("kernels: Conv.%s: %d images need %d residual values, have %d", name, n, n*osz, len(res)))
+	}
+}
+
+// addAct sets dst[i] = act(x[i] + r[i]); dst may be x or r.
+func addAct(dst, x, r []float32, act Activation) {
+	x, r = x[:len(dst)], r[:len(dst)]
+	switch act.Kind {
+	case ActNone:
+		for i := range dst {
+			dst[i] = x[i] + r[i]
+		}
+	case ActRelu:
+		for i := range dst {
+			dst[i] = max(x[i]+r[i], 0)
+		}
+	default:
+		for i := range dst {
+			dst[i] = act.apply1(x[i] + r[i])
+		}
+	}
+}
+
+// forward is Forward (res nil) and ForwardAdd.
+func (c *Conv) forward(dst, src, res []float32, n int) {
+	s := c.s
+	isz, osz := s.InC*s.InH*s.InW, s.OutC*s.OutH()*s.OutW()
 	if n == 0 {
 		return
 	}
 	enter()
 	defer leave()
-	if c.strategy == stratDirect {
+	// resAt returns image b's residual, nil without one.
+	resAt := func(b int) []float32 {
+		if res == nil {
+			return nil
+		}
+		return res[b*osz : (b+1)*osz]
+	}
+	switch c.strategy {
+	case stratReference:
+		c.reference(dst, src, res, n)
+		return
+	case stratDirect:
 		for b := 0; b < n; b++ {
-			c.direct(dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz])
+			c.direct(dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz], resAt(b))
 		}
 		return
 	}
 	call := c.calls.get()
 	if c.strategy == stratWinograd {
 		for b := 0; b < n; b++ {
-			c.forwardWinograd(call, dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz])
+			c.forwardWinograd(call, dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz], resAt(b))
 		}
 		c.calls.put(call)
 		return
@@ -288,7 +351,32 @@ func (c *Conv) Forward(dst, src []float32, n int) {
 		for g := 0; g < s.Groups; g++ {
 			in := src[b*isz+g*icg*s.InH*s.InW : b*isz+(g+1)*icg*s.InH*s.InW]
 			out := dst[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
+			var r []float32 // this group's residual
+			if res != nil {
+				r = res[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
+			}
+			compact := c.strategy == stratShifted && c.wph != ow
 			call.g = gemmOp{m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
+			switch {
+			case r == nil:
+			case compact:
+				// Scatter the residual into the padded-width buffer (zero in
+				// the columns dropped afterwards) and accumulate into it.
+				for o := 0; o < c.m; o++ {
+					for y := 0; y < oh; y++ {
+						row := cbuf[o*c.n+y*c.wph : o*c.n+(y+1)*c.wph]
+						copy(row, r[(o*oh+y)*ow:(o*oh+y+1)*ow])
+						clear(row[ow:])
+					}
+				}
+				call.g.acc = true
+			default:
+				// Accumulate into C = res.
+				if &r[0] != &out[0] {
+					copy(out, r)
+				}
+				call.g.acc = true
+			}
 			if c.bias != nil {
 				call.g.bias = c.bias[g*mPad : (g+1)*mPad]
 			}
@@ -300,7 +388,7 @@ func (c *Conv) Forward(dst, src []float32, n int) {
 				c.padInput(pad, in)
 				call.sh = shiftB{pad: pad, offs: c.offs, maxOff: c.maxOff}
 				call.g.b = &call.sh
-				if c.wph != ow {
+				if compact {
 					call.g.c = cbuf // compacted below
 				}
 			default:
@@ -308,7 +396,7 @@ func (c *Conv) Forward(dst, src []float32, n int) {
 				call.g.b = &call.img
 			}
 			call.g.run()
-			if c.strategy == stratShifted && c.wph != ow {
+			if compact {
 				// Drop the columns past the output width.
 				for o := 0; o < c.m; o++ {
 					for y := 0; y < oh; y++ {
@@ -332,6 +420,17 @@ func (c *Conv) padInput(pad, in []float32) {
 	icg := s.InC / s.Groups
 	sh, sw := s.StrideH, s.StrideW
 	plane := c.hph * c.wph
+	if sh == 1 && sw == 1 {
+		// One phase: a plain copy of the rows into the padded planes.
+		for ch := 0; ch < icg; ch++ {
+			d := pad[ch*plane+s.PadTop*c.wph+s.PadLeft:]
+			src := in[ch*s.InH*s.InW : (ch+1)*s.InH*s.InW]
+			for y := 0; y < s.InH; y++ {
+				copy(d[y*c.wph:y*c.wph+s.InW], src[y*s.InW:(y+1)*s.InW])
+			}
+		}
+		return
+	}
 	for ch := 0; ch < icg; ch++ {
 		for y := 0; y < s.InH; y++ {
 			row := y + s.PadTop
@@ -447,8 +546,9 @@ func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int)
 }
 
 // direct computes one image with plain loops (used when each group has
-// fewer than mr output channels, e.g. depthwise convolutions).
-func (c *Conv) direct(dst, src []float32) {
+// fewer than mr output channels, e.g. depthwise convolutions), adding res
+// (nil, or dst's shape; may be dst) before the activation.
+func (c *Conv) direct(dst, src, res []float32) {
 	s := c.s
 	oh, ow := s.OutH(), s.OutW()
 	icg := s.InC / s.Groups
@@ -459,8 +559,15 @@ func (c *Conv) direct(dst, src []float32) {
 		if c.rawBias != nil {
 			b0 = c.rawBias[o]
 		}
-		for i := range plane {
-			plane[i] = b0
+		if res != nil {
+			r := res[o*oh*ow : (o+1)*oh*ow]
+			for i := range plane {
+				plane[i] = b0 + r[i]
+			}
+		} else {
+			for i := range plane {
+				plane[i] = b0
+			}
 		}
 		for ci := 0; ci < icg; ci++ {
 			in := src[(g*icg+ci)*s.InH*s.InW : (g*icg+ci+1)*s.InH*s.InW]
@@ -497,4 +604,20 @@ func ceilDiv(a, b int) int {
 		return -((-a) / b)
 	}
 	return (a + b - 1) / b
+}
+
+// reference runs the naive implementation (refkernels builds), adding res
+// (nil, or dst's shape; may be dst) before the activation.
+func (c *Conv) reference(dst, src, res []float32, n int) {
+	if res == nil {
+		naiveConv(c.s, c.weight, c.rawBias, c.act, dst, src, n)
+		return
+	}
+	osz := c.s.OutC * c.s.OutH() * c.s.OutW()
+	r := res[:n*osz]
+	if &r[0] == &dst[0] {
+		r = append([]float32(nil), r...)
+	}
+	naiveConv(c.s, c.weight, c.rawBias, Activation{}, dst, src, n)
+	addAct(dst[:n*osz], dst, r, c.act)
 }

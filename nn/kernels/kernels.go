@@ -28,8 +28,19 @@
 // layers with many channels, direct loops for depthwise-like groups, and an
 // im2col fused into the packing of B for the rest.
 //
+// Conv.ForwardAdd adds a residual (ResNet's skip connection) before the
+// activation: the GEMM strategies accumulate into an output pre-set to the
+// residual (the shifted strategy into its padded-width output), Winograd
+// and direct add it in their output loops, so that Conv → Add → Relu needs
+// no pass over the output of its own.
+//
+// The build tag refkernels swaps every kernel for the package's first,
+// naive implementation (naive.go: explicit im2col and a row-by-row
+// parallel GEMM), the baseline of before/after measurements on whole
+// workloads (go build -tags refkernels ./cmd/amt).
+//
 // Benchmarks (GFLOP/s for the real layer shapes of the shipped models,
-// against the first, naive implementation kept in the tests):
+// against the first, naive implementation):
 //
 //	go test ./nn/kernels -run '^$' -bench 'ConvModel|Kernel' -count 5
 package kernels
@@ -53,6 +64,10 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	checkMatrix("C", c, ldc, false, m, n)
 	if k == 0 || alpha == 0 {
 		scaleC(c, ldc, m, n, beta)
+		return
+	}
+	if refKernels {
+		naiveGemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	g := gemmOp{m: m, n: n, k: k, b: &matrixB{b: b, ldb: ldb, trans: transB}, c: c, ldc: ldc}

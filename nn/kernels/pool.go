@@ -64,6 +64,10 @@ func MaxPool(dst, src []float32, planes int, s PoolShape) {
 	if planes == 0 {
 		return
 	}
+	if refKernels {
+		naiveMaxPool(dst, src, planes, s)
+		return
+	}
 	enter()
 	defer leave()
 	w := workers(planes * osz * s.KH * s.KW * 16)
@@ -102,7 +106,8 @@ func interior(out, in, k, stride, pad, dil int) (o0, o1 int) {
 // columns: v[i] = max over its rows of h[i+ky·DilH·InW], both on the plane
 // as one flat array; the values of positions whose window crosses the
 // plane's right edge are garbage and never read), then sampled at the
-// strides; windows cut by the border are done one by one. tmp holds
+// strides; with a vertical stride, only the rows of v that are sampled
+// are computed. Windows cut by the border are done one by one. tmp holds
 // 2·InH·InW values.
 func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
 	w := s.InW
@@ -110,6 +115,7 @@ func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
 	y0, y1 := interior(s.OutH, s.InH, s.KH, s.StrideH, s.PadTop, s.DilH)
 	x0, x1 := interior(s.OutW, w, s.KW, s.StrideW, s.PadLeft, s.DilW)
 	if y1 > y0 && x1 > x0 {
+		y0, y1 := y0, y1 // the rows left to sample from a full v
 		h := src[:n]
 		if s.KW > 1 {
 			h = tmp[:n-(s.KW-1)*s.DilW]
@@ -118,8 +124,27 @@ func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
 				maxInto(h, h, src[kx*s.DilW:])
 			}
 		}
+		if s.KH > 1 && s.StrideH > 1 {
+			// Only every StrideH-th row of v is read: compute those rows,
+			// over the columns the interior outputs read, one at a time.
+			c0 := x0*s.StrideW - s.PadLeft
+			vr := tmp[n : n+(x1-1-x0)*s.StrideW+1]
+			step := s.DilH * w
+			for y := y0; y < y1; y++ {
+				r := (y*s.StrideH-s.PadTop)*w + c0
+				maxInto(vr, h[r:], h[r+step:])
+				for ky := 2; ky < s.KH; ky++ {
+					maxInto(vr, vr, h[r+ky*step:])
+				}
+				out := dst[y*s.OutW+x0 : y*s.OutW+x1]
+				for x, j := 0, 0; x < len(out); x, j = x+1, j+s.StrideW {
+					out[x] = vr[j]
+				}
+			}
+			y1 = y0 // done
+		}
 		v := h
-		if s.KH > 1 {
+		if s.KH > 1 && y1 > y0 {
 			step := s.DilH * w
 			v = tmp[n : n+len(h)-(s.KH-1)*step]
 			maxInto(v, h, h[step:])

@@ -83,8 +83,9 @@ func (c *Conv) winogradScratch() int {
 	return c.s.InC*wg.ph*wg.pw + 16*(c.s.InC+c.s.OutC)*wg.tiles
 }
 
-// forwardWinograd computes one image.
-func (c *Conv) forwardWinograd(call *convCall, dst, src []float32) {
+// forwardWinograd computes one image, adding res (nil, or dst's shape; may
+// be dst) before the activation.
+func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	s, wg := c.s, c.wino
 	if call.scratch == nil {
 		call.scratch = make([]float32, c.winogradScratch())
@@ -117,9 +118,9 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src []float32) {
 	}
 	// Output transform, bias and activation: Y = Aᵀ m A.
 	if w <= 1 {
-		c.winogradOutput(dst, mm, 0, s.OutC)
+		c.winogradOutput(dst, mm, res, 0, s.OutC)
 	} else {
-		parallelFor(s.OutC, w, func(o0, o1 int) { c.winogradOutput(dst, mm, o0, o1) })
+		parallelFor(s.OutC, w, func(o0, o1 int) { c.winogradOutput(dst, mm, res, o0, o1) })
 	}
 	call.g, call.mat = gemmOp{}, matrixB{}
 }
@@ -181,8 +182,9 @@ func (c *Conv) winogradInput(v, pad []float32, c0, c1 int) {
 }
 
 // winogradOutput transforms output channels [o0, o1) of mm (M[ξ][o][t])
-// into dst, adding the bias and applying the activation.
-func (c *Conv) winogradOutput(dst, mm []float32, o0, o1 int) {
+// into dst, adding the bias and res (nil, or dst's shape) and applying the
+// activation.
+func (c *Conv) winogradOutput(dst, mm, res []float32, o0, o1 int) {
 	s, wg := c.s, c.wino
 	oh, ow := s.OutH(), s.OutW()
 	stride := c.m * wg.tiles
@@ -192,6 +194,10 @@ func (c *Conv) winogradOutput(dst, mm []float32, o0, o1 int) {
 			b0 = wg.bias[o]
 		}
 		out := dst[o*oh*ow : (o+1)*oh*ow]
+		if res != nil {
+			c.winogradOutputRes(out, mm, res[o*oh*ow:(o+1)*oh*ow], o, b0)
+			continue
+		}
 		for ty := 0; ty < wg.tilesH; ty++ {
 			for tx := 0; tx < wg.tilesW; tx++ {
 				idx := o*wg.tiles + ty*wg.tilesW + tx
@@ -208,6 +214,34 @@ func (c *Conv) winogradOutput(dst, mm []float32, o0, o1 int) {
 					if x+1 < ow {
 						row[x+1] = c.act.apply1(m1 - m2 - m3 + b0)
 					}
+				}
+			}
+		}
+	}
+}
+
+// winogradOutputRes is winogradOutput's loop for output channel o with a
+// residual r (may be out).
+func (c *Conv) winogradOutputRes(out, mm, r []float32, o int, b0 float32) {
+	s, wg := c.s, c.wino
+	oh, ow := s.OutH(), s.OutW()
+	stride := c.m * wg.tiles
+	for ty := 0; ty < wg.tilesH; ty++ {
+		for tx := 0; tx < wg.tilesW; tx++ {
+			idx := o*wg.tiles + ty*wg.tilesW + tx
+			var t [2][4]float32
+			for j := 0; j < 4; j++ {
+				m0, m1, m2, m3 := mm[j*stride+idx], mm[(4+j)*stride+idx], mm[(8+j)*stride+idx], mm[(12+j)*stride+idx]
+				t[0][j], t[1][j] = m0+m1+m2, m1-m2-m3
+			}
+			y, x := 2*ty, 2*tx
+			for i := 0; i < 2 && y+i < oh; i++ {
+				row := out[(y+i)*ow : (y+i+1)*ow]
+				rr := r[(y+i)*ow : (y+i+1)*ow]
+				m0, m1, m2, m3 := t[i][0], t[i][1], t[i][2], t[i][3]
+				row[x] = c.act.apply1(m0 + m1 + m2 + b0 + rr[x])
+				if x+1 < ow {
+					row[x+1] = c.act.apply1(m1 - m2 - m3 + b0 + rr[x+1])
 				}
 			}
 		}

@@ -1,0 +1,133 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	ot "github.com/amt-dev/amt/nn/internal/onnxtest"
+)
+
+// residualNet is a residual block: conv(+BN) → Add with the block input
+// (as the Add's first or second operand) → optional activation; with
+// exposeSum the pre-activation value (the Conv/BN output) is also a graph
+// output, which must prevent the fusion of the Add into the Conv.
+func residualNet(bn, convFirst bool, act string, exposeSum bool) ot.Model {
+	w := func(name string, dims ...int64) ot.Tensor {
+		n := 1
+		for _, d := range dims {
+			n *= int(d)
+		}
+		vals := make([]float32, n)
+		for i := range vals {
+			vals[i] = float32(math.Sin(float64(3*i+len(name)))) * 0.3
+		}
+		return ot.F32(name, dims, vals...)
+	}
+	nodes := []ot.Node{
+		{Name: "stem", Op: "Conv", In: []string{"x", "w0", "b0"}, Out: []string{"h"}, Attrs: []ot.Attr{ot.Ints("pads", 1, 1, 1, 1)}},
+		{Name: "conv", Op: "Conv", In: []string{"h", "w1", "b1"}, Out: []string{"c"}, Attrs: []ot.Attr{ot.Ints("pads", 1, 1, 1, 1)}},
+	}
+	pre := "c"
+	if bn {
+		nodes = append(nodes, ot.Node{Name: "bn", Op: "BatchNormalization", In: []string{"c", "g", "be", "mu", "var"}, Out: []string{"n"}})
+		pre = "n"
+	}
+	in := []string{pre, "h"}
+	if !convFirst {
+		in = []string{"h", pre}
+	}
+	nodes = append(nodes, ot.Node{Name: "add", Op: "Add", In: in, Out: []string{"s"}})
+	out := "s"
+	if act != "" {
+		nodes = append(nodes, ot.Node{Name: "act", Op: act, In: []string{"s"}, Out: []string{"y"}})
+		out = "y"
+	}
+	outs := []ot.Value{{Name: out, Dims: []any{"N", 8, 9, 7}}}
+	if exposeSum {
+		outs = append(outs, ot.Value{Name: pre, Dims: []any{"N", 8, 9, 7}})
+	}
+	return ot.Model{Opset: 13,
+		Nodes: nodes,
+		Inits: []ot.Tensor{
+			w("w0", 8, 3, 3, 3), w("b0", 8), w("w1", 8, 8, 3, 3), w("b1", 8),
+			w("g", 8), w("be", 8), w("mu", 8), ot.F32("var", []int64{8}, 1, 2, 3, 4, 5, 6, 7, 8),
+		},
+		Inputs:  []ot.Value{{Name: "x", Dims: []any{"N", 3, 9, 7}}},
+		Outputs: outs,
+	}
+}
+
+// graphOps returns the labels of the Gorgonia ops of m's graph for batch n.
+func graphOps(t *testing.T, m *Model, n int) []string {
+	t.Helper()
+	inst, err := m.instance(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, nd := range inst.g.AllNodes() {
+		if o, ok := nd.Op().(*gop); ok {
+			ops = append(ops, o.label)
+		}
+	}
+	return ops
+}
+
+// TestResidualFusion checks that a residual Add (and the activation after
+// it) is fused into the Conv before it, with the Conv's output as either
+// operand, and that the fused graph computes what the unfused one does.
+func TestResidualFusion(t *testing.T) {
+	for _, bn := range []bool{false, true} {
+		for _, convFirst := range []bool{false, true} {
+			for _, act := range []string{"", "Relu", "LeakyRelu"} {
+				name := fmt.Sprintf("bn=%v,convFirst=%v,act=%q", bn, convFirst, act)
+				t.Run(name, func(t *testing.T) {
+					fused, err := LoadBytes(residualNet(bn, convFirst, act, false).Bytes(), "fused")
+					if err != nil {
+						t.Fatal(err)
+					}
+					plain, err := LoadBytes(residualNet(bn, convFirst, act, true).Bytes(), "unfused")
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, batch := range []int{1, 3} {
+						if ops := graphOps(t, fused, batch); len(ops) != 2 || slices.ContainsFunc(ops, func(s string) bool { return !strings.HasPrefix(s, "Conv(") }) {
+							t.Errorf("fused graph ops %v, want the two Convs only", ops)
+						}
+						if ops := graphOps(t, plain, batch); !slices.Contains(ops, "Add(add)") {
+							t.Errorf("graph ops %v: the Add was fused although its input is a graph output", ops)
+						}
+						x := randInput([]int{batch, 3, 9, 7}, uint64(batch))
+						got, err := fused.Run(x)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := plain.Run(x)
+						if err != nil {
+							t.Fatal(err)
+						}
+						g, w := got[0].Data().([]float32), want[0].Data().([]float32)
+						if len(g) != len(w) {
+							t.Fatalf("fused output has %d values, unfused %d", len(g), len(w))
+						}
+						neg := 0
+						for i := range g {
+							if math.Abs(float64(g[i]-w[i])) > 1e-5*(1+math.Abs(float64(w[i]))) {
+								t.Fatalf("batch %d: output %d fused %v, unfused %v", batch, i, g[i], w[i])
+							}
+							if w[i] < 0 {
+								neg++
+							}
+						}
+						if act == "Relu" && neg > 0 || act != "Relu" && neg == 0 {
+							t.Errorf("%d negative outputs: the activation was not applied as expected", neg)
+						}
+					}
+				})
+			}
+		}
+	}
+}
