@@ -3,9 +3,11 @@ GO      ?= go
 BIN     ?= bin/amt
 export CGO_ENABLED ?= 0
 
-RQ1 := rq1-classification
-RQ2 := rq2-rotation-classification rq2-shear-classification
-RQ3 := rq3-classification
+RQ1 := rq1-classification rq1-detection
+RQ2 := rq2-rotation-classification rq2-shear-classification rq2-rotation-detection rq2-shear-detection
+RQ3 := rq3-classification rq3-detection
+# The 10,000-image CIFAR-10 variants (detection has only its 158-image subset).
+PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classification rq3-classification
 
 .PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 compare ablations paper-scale clean
 
@@ -63,7 +65,7 @@ ablations: build
 
 # All 10,000 CIFAR-10 test images (slow: hours on 2 cores).
 paper-scale: build
-	$(foreach e,$(addsuffix -paper-scale,$(RQ1) $(RQ2) $(RQ3)),$(call experiment,$(e)))
+	$(foreach e,$(addsuffix -paper-scale,$(PAPER_SCALE)),$(call experiment,$(e)))
 
 clean:
 	rm -rf bin

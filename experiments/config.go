@@ -30,8 +30,9 @@ type Config struct {
 	// results/<Name>).
 	Name        string
 	Description string
-	// CaseStudy is "classification" (detection configs parse, but running
-	// them is not implemented yet).
+	// CaseStudy is "classification" (verdict: the top-1 class changes) or
+	// "detection" (verdict: the per-image COCO AP drops by more than
+	// SUT.Detection.Threshold; the data set must be COCO).
 	CaseStudy string
 	// Mode is "online" (run the SUT in the loop, as the paper) or "replay"
 	// (look verdicts up in the cached exhaustive sweep).
@@ -82,6 +83,26 @@ type SUTConfig struct {
 	Mean, Std               [3]float64
 	// BatchSize caps the images per model run (0 = whole batches).
 	BatchSize int
+	// Detection holds the detector's post-processing and the verdict
+	// threshold (case_study detection only).
+	Detection DetectionConfig
+}
+
+// DetectionConfig is the detection SUT's configuration: the single-stage
+// detector's post-processing (defaults: the reference yolov3-tiny pipeline
+// of shared/golden/detection/README.md) and the verdict rule's tolerated
+// AP drop (default sut.DefaultDetectionThreshold, the paper's 0.05).
+type DetectionConfig struct {
+	// ScoreThreshold is the minimum detection score (default 0.005).
+	ScoreThreshold float64
+	// NMSIoU is the per-class NMS IoU above which a box is suppressed
+	// (default 0.45).
+	NMSIoU float64
+	// MaxDetections is the number of detections kept per image (default
+	// 100, COCO's maxDets).
+	MaxDetections int
+	// Threshold is the verdict's tolerated AP drop (default 0.05).
+	Threshold float64
 }
 
 // FeaturesConfig is the context feature extractor.
@@ -400,9 +421,6 @@ func (p *parser) parse(n *yaml.Node) error {
 	if c.CaseStudy, err = p.str(m, "", "case_study", []string{"classification", "detection"}, ""); err != nil {
 		return err
 	}
-	if c.CaseStudy == "detection" {
-		return p.errf(m["case_study"], "case_study", "detection experiments are not supported by the runner yet (only classification)")
-	}
 	if c.Mode, err = p.str(m, "", "mode", []string{"online", "replay"}, ""); err != nil {
 		return err
 	}
@@ -463,6 +481,9 @@ func (p *parser) parseData(n *yaml.Node) error {
 	if d.Format, err = p.str(m, "data", "format", []string{"cifar10", "coco", "folder"}, ""); err != nil {
 		return err
 	}
+	if p.cfg.CaseStudy == "detection" && d.Format != "coco" {
+		return p.errf(m["format"], "data.format", "%q: a detection experiment needs ground-truth boxes, i.e. format coco", d.Format)
+	}
 	if d.Path, err = p.path(m, "data", "path", d.Format == "folder"); err != nil {
 		return err
 	}
@@ -478,9 +499,17 @@ func (p *parser) parseData(n *yaml.Node) error {
 	return err
 }
 
+var (
+	classificationSUTKeys = []string{"model", "input_size", "mean", "std", "batch_size"}
+	detectionSUTKeys      = []string{"model", "input_size", "score_threshold", "nms_iou", "max_detections", "threshold"}
+)
+
 func (p *parser) parseSUT(n *yaml.Node) error {
+	if p.cfg.CaseStudy == "detection" {
+		return p.parseDetectionSUT(n)
+	}
 	s := &p.cfg.SUT
-	m, err := p.fields(n, "sut", []string{"model", "input_size", "mean", "std", "batch_size"}, []string{"model", "input_size"})
+	m, err := p.fields(n, "sut", classificationSUTKeys, []string{"model", "input_size"})
 	if err != nil {
 		return err
 	}
@@ -498,6 +527,78 @@ func (p *parser) parseSUT(n *yaml.Node) error {
 	}
 	s.BatchSize, err = p.integer(m, "sut", "batch_size", 0, 1<<16, 0)
 	return err
+}
+
+// parseDetectionSUT reads a detection SUT:
+//
+//	sut:
+//	  model: models/coco_yolov3-tiny.onnx
+//	  input_size: 416        # square letterbox side (default 416)
+//	  score_threshold: 0.005 # keep detections scoring at least this
+//	  nms_iou: 0.45          # per-class NMS suppresses IoU above this
+//	  max_detections: 100    # top-K per image
+//	  threshold: 0.05        # violation iff AP(follow-up) < AP(source) − threshold
+func (p *parser) parseDetectionSUT(n *yaml.Node) error {
+	s := &p.cfg.SUT
+	m, err := p.fields(n, "sut", detectionSUTKeys, []string{"model"})
+	if err != nil {
+		for _, k := range classificationSUTKeys {
+			if !slices.Contains(detectionSUTKeys, k) && n.Kind == yaml.MappingNode && hasKey(n, k) {
+				return fmt.Errorf("%w (sut.%s applies to classification only; a detector letterboxes to [0, 1] without mean/std)", err, k)
+			}
+		}
+		return err
+	}
+	if s.Model, err = p.path(m, "sut", "model", false); err != nil {
+		return err
+	}
+	s.InputWidth, s.InputHeight = 416, 416
+	if sn, ok := m["input_size"]; ok {
+		if s.InputWidth, s.InputHeight, err = p.size(sn, "sut.input_size"); err != nil {
+			return err
+		}
+		if s.InputWidth != s.InputHeight {
+			return p.errf(sn, "sut.input_size", "a detector takes a square letterboxed input; got %d×%d", s.InputWidth, s.InputHeight)
+		}
+	}
+	d := &s.Detection
+	if d.ScoreThreshold, err = p.float(m, "sut", "score_threshold", 0, 1, 0.005); err != nil {
+		return err
+	}
+	if d.NMSIoU, err = p.float(m, "sut", "nms_iou", 0, 1, 0.45); err != nil {
+		return err
+	}
+	if d.MaxDetections, err = p.integer(m, "sut", "max_detections", 1, 1<<20, 100); err != nil {
+		return err
+	}
+	d.Threshold, err = p.float(m, "sut", "threshold", 0, 1, 0.05)
+	return err
+}
+
+func hasKey(n *yaml.Node, k string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == k {
+			return true
+		}
+	}
+	return false
+}
+
+// float reads a finite number in [lo, hi].
+func (p *parser) float(m map[string]*yaml.Node, path, key string, lo, hi, def float64) (float64, error) {
+	n, ok := m[key]
+	if !ok {
+		return def, nil
+	}
+	s, err := p.scalar(n, join(path, key))
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || v < lo || v > hi {
+		return 0, p.errf(n, join(path, key), "%q is not a number in [%g, %g]", s, lo, hi)
+	}
+	return v, nil
 }
 
 // size reads an input size: one integer (square) or [width, height].

@@ -100,7 +100,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad seeds", "seeds: 1-3", "seeds: 3-1", `exp/test.yaml:20:8: seeds: seeds "3-1": "3-1" is not a seed or an ascending range`},
 		{"bad action set", "action_set: hierarchical", "action_set: rotations", `exp/test.yaml:13:13: action_set: mr: unknown action set "rotations"`},
 		{"features model", "kind: none", "kind: model", `features.model: missing required key (features.kind is model)`},
-		{"detection", "case_study: classification", "case_study: detection", `case_study: detection experiments are not supported`},
+		{"detection without coco", "case_study: classification", "case_study: detection", `data.format: "cifar10": a detection experiment needs ground-truth boxes`},
 		{"std", "  input_size: 224\n", "  input_size: 224\n  std: [1, 0, 1]\n", `sut.std: "0" is not a positive number`},
 		{"iterations", "log_interval: 5", "log_interval: 5\niterations: 11", `iterations: 11 is more than passes × data.limit = 10`},
 		{"twice", "mode: replay\n", "mode: replay\nmode: online\n", `exp/test.yaml:4:1: mode: key given twice`},

@@ -20,6 +20,31 @@
 // PCG generators seeded with the run's seed on separate streams, and the
 // agent's own initialisation from the seed through package bandit.
 //
+// # Detection
+//
+// A case_study: detection configuration tests a single-stage COCO detector
+// (sut.Detector; by default yolov3-tiny with the reference pipeline's
+// letterbox 416, score ≥ 0.005, NMS IoU 0.45, top 100) on a COCO data set.
+// A follow-up transforms the image and its ground-truth boxes (the
+// relation's ApplyBoxes with the source size: imgaug's axis-aligned hull,
+// unclipped, area unchanged, as the original), detects on both, and is a
+// violation iff the follow-up's per-image COCO AP@[.5:.95] against the
+// transformed ground truth is below the source's AP minus sut.threshold
+// (0.05; sut.DetectionOracle). Images without annotations score −1 on both
+// sides and always pass. The outcome scores are the two APs, so summaries
+// hold the mean mAP on unmodified and modified images (Table 2).
+// DetectionEnv is the online env (source detections computed once per
+// image); the sweep stores per-image APs (not verdicts) and applies the
+// threshold when it loads them. Inside the loop, the replay env and the
+// cache an image is its position in the data set; exported detection
+// tables (sweep.csv, amt sweep -csv) name it by its COCO image id in the
+// image_id column, and amt replay numbers those ids by first appearance,
+// which is the data set's order again. Context features come from the
+// configured extractor applied to the source image; the feature model
+// resizes COCO images to 224×224 without keeping the aspect ratio (the
+// original kept it, e.g. 298×224, before the adaptive pooling), and
+// features.kind phash works on any size.
+//
 // # Result files
 //
 // RunSeeds writes, per agent, into results/<experiment>/<agent id>/:
@@ -43,8 +68,8 @@
 // # The sweep and its cache
 //
 // Sweep runs every follow-up of every image through the classifier in one
-// batch per image (source + follow-ups), on all cores with one model clone
-// per worker, and extracts every image's context features. It caches the
+// batch per image (source + follow-ups) or the detector (one image at a
+// time, the source once), on all cores with one model clone per worker, and extracts every image's context features. It caches the
 // verdicts under <cache>/verdicts-<hash> and the features under
 // <cache>/features-<hash>; the hashes cover the content (sha256) of the
 // model, the data file and the feature model and every setting the results

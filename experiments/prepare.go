@@ -35,7 +35,9 @@ type Experiment struct {
 	SweepVariants []Variant
 
 	full       Source // the whole data set, whose rows the cache holds
+	cases      CaseSource
 	model      *nn.Model
+	detCfg     sut.DetectorConfig
 	newExt     func() (Extractor, error)
 	verdictKey any
 	featureKey any
@@ -67,6 +69,7 @@ func Prepare(cfg *Config) (*Experiment, error) {
 	}
 	e.full = data.Images{Source: src}
 	e.Source = limited{Source: e.full, n: n}
+	e.cases = src
 	if cfg.Iterations > cfg.Passes*n {
 		return nil, cfg.errAt("iterations", "%d is more than passes × images = %d × %d", cfg.Iterations, cfg.Passes, n)
 	}
@@ -74,11 +77,17 @@ func Prepare(cfg *Config) (*Experiment, error) {
 	if e.model, err = loadChecked(cfg, "sut", cfg.SUT.Model, cfg.SUT.InputWidth, cfg.SUT.InputHeight); err != nil {
 		return nil, err
 	}
-	if out := e.model.Outputs(); len(out) == 0 || len(out[0].Shape) != 2 {
-		return nil, cfg.errAt("sut.model", "%s: want a classifier with logits [N, classes] as its first output, got %v", cfg.SUT.Model, out)
-	}
-	if _, err := e.newClassifier(); err != nil {
-		return nil, cfg.errAt("sut", "%v", err)
+	if cfg.CaseStudy == "detection" {
+		if err := e.prepareDetector(); err != nil {
+			return nil, err
+		}
+	} else {
+		if out := e.model.Outputs(); len(out) == 0 || len(out[0].Shape) != 2 {
+			return nil, cfg.errAt("sut.model", "%s: want a classifier with logits [N, classes] as its first output, got %v", cfg.SUT.Model, out)
+		}
+		if _, err := e.newClassifier(); err != nil {
+			return nil, cfg.errAt("sut", "%v", err)
+		}
 	}
 	if e.newExt, err = newExtractorFactory(cfg); err != nil {
 		return nil, err
@@ -125,16 +134,31 @@ func Prepare(cfg *Config) (*Experiment, error) {
 	for _, v := range e.SweepVariants {
 		keys = append(keys, v.Key())
 	}
-	e.verdictKey = struct {
-		Version               int
-		Model, Data, Format   string
-		Variants              []string
-		Width, Height         int
-		Mean, Std             [3]float64
-		Verdict, Relations    string
-		Preprocess, Classifer string
-	}{1, modelHash, dataHash, cfg.Data.Format, keys, cfg.SUT.InputWidth, cfg.SUT.InputHeight, cfg.SUT.Mean, cfg.SUT.Std,
-		"top-1 differs", "imgaug-0.2.6", "pillow-bilinear", "argmax-first"}
+	if cfg.CaseStudy == "detection" {
+		d := cfg.SUT.Detection
+		e.verdictKey = struct {
+			Version                         int
+			Model, Data, Format             string
+			Variants                        []string
+			InputSize                       int
+			ScoreThreshold, NMSIoU          float64
+			MaxDetections                   int
+			Decoder, Preprocess, Evaluation string
+			Relations, Boxes                string
+		}{1, modelHash, dataHash, cfg.Data.Format, keys, cfg.SUT.InputWidth, d.ScoreThreshold, d.NMSIoU, d.MaxDetections,
+			"yolov3-tiny", "letterbox-pillow-bilinear", "coco-ap-0.50:0.95-all-100-per-image", "imgaug-0.2.6", "imgaug-0.2.6-hull-unclipped"}
+	} else {
+		e.verdictKey = struct {
+			Version               int
+			Model, Data, Format   string
+			Variants              []string
+			Width, Height         int
+			Mean, Std             [3]float64
+			Verdict, Relations    string
+			Preprocess, Classifer string
+		}{1, modelHash, dataHash, cfg.Data.Format, keys, cfg.SUT.InputWidth, cfg.SUT.InputHeight, cfg.SUT.Mean, cfg.SUT.Std,
+			"top-1 differs", "imgaug-0.2.6", "pillow-bilinear", "argmax-first"}
+	}
 	featModelHash := ""
 	if cfg.Features.Model != "" {
 		if featModelHash, err = fileHash(cfg.Features.Model); err != nil {
@@ -195,12 +219,50 @@ func (e *Experiment) newClassifier() (Classifier, error) {
 
 // SweepConfig returns the sweep of the experiment's table.
 func (e *Experiment) SweepConfig(progress func(done, total int)) SweepConfig {
-	return SweepConfig{
+	sc := SweepConfig{
 		Source: e.full, Limit: e.Source.Len(), Variants: e.SweepVariants, Relations: e.Relations,
 		NewClassifier: e.newClassifier, NewExtractor: e.newExt,
 		CacheDir: e.Config.Cache, VerdictKey: e.verdictKey, FeatureKey: e.featureKey,
 		Workers: e.Config.Workers, Progress: progress,
 	}
+	if e.Config.CaseStudy == "detection" {
+		sc.NewClassifier = nil
+		sc.Cases, sc.NewDetector, sc.Oracle = e.cases, e.newDetector, e.oracle()
+	}
+	return sc
+}
+
+// prepareDetector checks that the model is a detector the configured
+// pipeline can decode and keeps the detector configuration.
+func (e *Experiment) prepareDetector() error {
+	cfg := e.Config
+	if out := e.model.Outputs(); len(out) > 0 && len(out[0].Shape) == 2 {
+		return cfg.errAt("sut.model", "%s looks like a classifier (its first output %q is [N, classes] logits); case_study detection needs a single-stage detector with raw YOLO heads [1, anchors·(5+classes), gridH, gridW]",
+			filepath.Base(cfg.SUT.Model), out[0].Name)
+	}
+	d := sut.DefaultDetectorConfig()
+	d.InputSize = cfg.SUT.InputWidth
+	d.Post.ScoreThreshold = cfg.SUT.Detection.ScoreThreshold
+	d.Post.IoUThreshold = cfg.SUT.Detection.NMSIoU
+	d.Post.MaxDetections = cfg.SUT.Detection.MaxDetections
+	e.detCfg = d
+	if _, err := e.newDetector(); err != nil {
+		return cfg.errAt("sut.model", "%v", err)
+	}
+	if err := e.oracle().Validate(); err != nil {
+		return cfg.errAt("sut.threshold", "%v", err)
+	}
+	return nil
+}
+
+// newDetector returns a detector over a clone of the model (one per
+// goroutine).
+func (e *Experiment) newDetector() (Detector, error) {
+	return sut.DetectorFor(e.model.Clone(), e.detCfg)
+}
+
+func (e *Experiment) oracle() sut.DetectionOracle {
+	return sut.DetectionOracle{Threshold: e.Config.SUT.Detection.Threshold}
 }
 
 // Sweep computes (or loads from the cache) the experiment's exhaustive
@@ -216,11 +278,7 @@ func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := t.Verdicts(e.Config.Scenario.Variants())
-	if err != nil {
-		return nil, err
-	}
-	if err := record.WriteVerdictsCSV(filepath.Join(e.Config.Output, "sweep.csv"), rows, false); err != nil {
+	if err := t.WriteCSV(filepath.Join(e.Config.Output, "sweep.csv"), e.Config.Scenario.Variants()); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -250,6 +308,22 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return err
 		}
 	case "online":
+		if cfg.CaseStudy == "detection" {
+			det, err := e.newDetector()
+			if err != nil {
+				return err
+			}
+			var ext Extractor
+			if e.newExt != nil {
+				if ext, err = e.newExt(); err != nil {
+					return err
+				}
+			}
+			if env, err = NewDetectionEnv(limitedCases{CaseSource: e.cases, n: e.Source.Len()}, ext, Detection{Detector: det, Oracle: e.oracle()}, e.Relations, sc); err != nil {
+				return err
+			}
+			break
+		}
 		cls, err := e.newClassifier()
 		if err != nil {
 			return err

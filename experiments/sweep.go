@@ -19,6 +19,7 @@ import (
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/sut"
 )
 
 // SweepConfig describes an exhaustive sweep: every follow-up of every
@@ -52,6 +53,16 @@ type SweepConfig struct {
 	// Progress, when set, is called with the number of finished images
 	// (cached ones included) after each image.
 	Progress func(done, total int)
+
+	// Detection sweeps: when NewDetector is set, Cases yields the source
+	// cases with their ground truth (same order as Source), each worker
+	// runs its own detector, and the table holds every image's per-image
+	// AP on the source and on every follow-up (against the transformed
+	// ground truth) instead of predictions; Oracle turns them into
+	// verdicts. NewClassifier is not used then.
+	Cases       CaseSource
+	NewDetector func() (Detector, error)
+	Oracle      sut.DetectionOracle
 }
 
 // Table is a finished sweep: the classifier's prediction for every image
@@ -64,6 +75,15 @@ type Table struct {
 	Pred         []int     // images × variants, row-major
 	Dim          int       // feature dimension (0 without features)
 	Features     []float32 // images × Dim, row-major
+
+	// Detection tables (Detection true) hold per-image APs instead of
+	// predictions (Labels and Pred* are then unused): −1 for images
+	// without annotations.
+	Detection   bool
+	IDs         []int64   // per image, the data set's image id
+	MapOriginal []float64 // per image
+	Map         []float64 // images × variants, row-major
+	Violated    []bool    // images × variants: the oracle's verdicts
 }
 
 // Verdicts returns the table rows of the given follow-ups (a scenario's
@@ -85,6 +105,15 @@ func (t *Table) Verdicts(vars []Variant) ([]record.Verdict, error) {
 	out := make([]record.Verdict, 0, t.Images*len(vars))
 	for i := 0; i < t.Images; i++ {
 		for k, v := range vars {
+			if t.Detection {
+				j := i*len(t.Variants) + cols[k]
+				out = append(out, record.Verdict{
+					Image: i, MR: v.MR, Param: v.Degrees, Violation: t.Violated[j],
+					PredOriginal: -1, PredTransformed: -1, Label: -1,
+					MapOriginal: t.MapOriginal[i], MapTransformed: t.Map[j],
+				})
+				continue
+			}
 			p := t.Pred[i*len(t.Variants)+cols[k]]
 			out = append(out, record.Verdict{
 				Image: i, MR: v.MR, Param: v.Degrees, Violation: p != t.PredOriginal[i],
@@ -96,12 +125,45 @@ func (t *Table) Verdicts(vars []Variant) ([]record.Verdict, error) {
 	return out, nil
 }
 
+// ExportVerdicts returns the rows of Verdicts as a verdict CSV shows them:
+// for a detection table the Image column holds the data set's image id
+// (the image_id column), not the image's position.
+func (t *Table) ExportVerdicts(vars []Variant) ([]record.Verdict, error) {
+	rows, err := t.Verdicts(vars)
+	if err != nil || !t.Detection {
+		return rows, err
+	}
+	for k := range rows {
+		rows[k].Image = int(t.IDs[rows[k].Image])
+	}
+	return rows, nil
+}
+
+// WriteCSV writes the rows of the given follow-ups to path (atomically)
+// with the classification or detection columns of record.
+func (t *Table) WriteCSV(path string, vars []Variant) error {
+	rows, err := t.ExportVerdicts(vars)
+	if err != nil {
+		return err
+	}
+	return record.WriteVerdictsCSV(path, rows, t.Detection)
+}
+
 // cache record lines.
 type verdictLine struct {
 	Image int   `json:"image"`
 	Label int   `json:"label"`
 	Pred  int   `json:"pred"`
 	Preds []int `json:"preds"`
+}
+
+// detectionLine is one image of a detection table: the per-image APs of
+// the source and of every follow-up.
+type detectionLine struct {
+	Image int       `json:"image"`
+	ID    int64     `json:"id"`
+	Map   float64   `json:"map"`
+	Maps  []float64 `json:"maps"`
 }
 
 type featureLine struct {
@@ -167,6 +229,20 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{Images: n, Variants: cfg.Variants, Labels: make([]int, n), PredOriginal: make([]int, n), Pred: make([]int, n*len(keys))}
+	kind := "verdicts"
+	if cfg.NewDetector != nil {
+		if cfg.Cases == nil || cfg.Cases.Len() != total {
+			return nil, errors.New("sweep: a detection sweep needs the source's cases with their ground truth")
+		}
+		if err := cfg.Oracle.Validate(); err != nil {
+			return nil, fmt.Errorf("sweep: %w", err)
+		}
+		kind = "detection-verdicts"
+		t.Detection = true
+		t.Labels, t.PredOriginal, t.Pred = nil, nil, nil
+		t.IDs, t.MapOriginal = make([]int64, n), make([]float64, n)
+		t.Map, t.Violated = make([]float64, n*len(keys)), make([]bool, n*len(keys))
+	}
 	var ext0 Extractor
 	if cfg.NewExtractor != nil {
 		if ext0, err = cfg.NewExtractor(); err != nil {
@@ -176,11 +252,25 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*Table, error) {
 		t.Features = make([]float32, n*t.Dim)
 	}
 	vkey, _ := json.Marshal(cfg.VerdictKey)
-	if err := checkMeta(vdir, cacheMeta{Kind: "verdicts", Key: vkey, Images: total, Variants: keys}); err != nil {
+	if err := checkMeta(vdir, cacheMeta{Kind: kind, Key: vkey, Images: total, Variants: keys}); err != nil {
 		return nil, err
 	}
 	haveV := make([]bool, n)
 	if err := loadCache(vdir, func(line []byte) error {
+		if t.Detection {
+			var l detectionLine
+			if err := strictJSON(line, &l); err != nil {
+				return err
+			}
+			if l.Image < 0 || l.Image >= total || len(l.Maps) != len(keys) {
+				return fmt.Errorf("image %d with %d APs does not fit a table of %d images × %d follow-ups", l.Image, len(l.Maps), total, len(keys))
+			}
+			if l.Image < n && !haveV[l.Image] {
+				haveV[l.Image] = true
+				t.setDetection(l, cfg.Oracle)
+			}
+			return nil
+		}
 		var l verdictLine
 		if err := strictJSON(line, &l); err != nil {
 			return err
@@ -244,6 +334,12 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*Table, error) {
 	}
 	if err := consolidate(vdir, func(w *bytes.Buffer) error {
 		for i := 0; i < n; i++ {
+			if t.Detection {
+				if err := writeLine(w, t.detectionLine(i)); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := writeLine(w, verdictLine{Image: i, Label: t.Labels[i], Pred: t.PredOriginal[i], Preds: t.Pred[i*len(keys) : (i+1)*len(keys)]}); err != nil {
 				return err
 			}
@@ -265,6 +361,49 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*Table, error) {
 		}
 	}
 	return t, nil
+}
+
+// setDetection stores a detection line in t.
+func (t *Table) setDetection(l detectionLine, o sut.DetectionOracle) {
+	nv := len(t.Variants)
+	t.IDs[l.Image], t.MapOriginal[l.Image] = l.ID, l.Map
+	copy(t.Map[l.Image*nv:], l.Maps)
+	for j, m := range l.Maps {
+		t.Violated[l.Image*nv+j] = o.Violated(l.Map, m)
+	}
+}
+
+func (t *Table) detectionLine(i int) detectionLine {
+	nv := len(t.Variants)
+	return detectionLine{Image: i, ID: t.IDs[i], Map: t.MapOriginal[i], Maps: t.Map[i*nv : (i+1)*nv]}
+}
+
+// detectImage computes the detection line of case i: the source's
+// detections once, then every follow-up through Detection.outcome. It
+// stops with ctx.Err() between follow-ups when ctx is cancelled (an image
+// takes 60 detector runs, seconds on a CPU).
+func detectImage(ctx context.Context, cfg *SweepConfig, det Detection, i int, variants []Variant) (detectionLine, rgb.Image, error) {
+	c, err := cfg.Cases.Case(i)
+	if err != nil {
+		return detectionLine{}, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
+	}
+	gt := groundTruth(c.Annotations)
+	src, err := det.Detector.Detect(c.Image)
+	if err != nil {
+		return detectionLine{}, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
+	}
+	l := detectionLine{Image: i, ID: c.ID, Map: -1, Maps: make([]float64, len(variants))}
+	for j, v := range variants {
+		if err := ctx.Err(); err != nil {
+			return detectionLine{}, rgb.Image{}, err
+		}
+		o, err := det.outcome(c.Image, gt, src, cfg.Relations[v.Key()])
+		if err != nil {
+			return detectionLine{}, rgb.Image{}, fmt.Errorf("sweep: image %d, %s: %w", i, v.Key(), err)
+		}
+		l.Map, l.Maps[j] = o.OriginalScore, o.ModifiedScore
+	}
+	return l, c.Image, nil
 }
 
 func sweepImages(ctx context.Context, cfg SweepConfig, t *Table, todo []int, haveV, haveF []bool, vdir, fdir string, ext0 Extractor, done int) error {
@@ -326,6 +465,7 @@ func sweepImages(ctx context.Context, cfg SweepConfig, t *Table, todo []int, hav
 // its own part files. Each worker writes disjoint images of t.
 func sweepWorker(ctx context.Context, cfg SweepConfig, t *Table, jobs <-chan int, finished chan<- int, haveV, haveF []bool, vdir, fdir string, ext0 Extractor, w int, stamp int64) error {
 	var cls Classifier
+	var det Detector
 	ext := ext0
 	if w > 0 && cfg.NewExtractor != nil {
 		ext = nil
@@ -348,11 +488,40 @@ func sweepWorker(ctx context.Context, cfg SweepConfig, t *Table, jobs <-chan int
 		if ctx.Err() != nil {
 			return nil
 		}
-		img, label, err := cfg.Source.Image(i)
-		if err != nil {
-			return fmt.Errorf("sweep: image %d: %w", i, err)
+		var img rgb.Image
+		label := -1
+		if t.Detection && !haveV[i] {
+			if det == nil {
+				var err error
+				if det, err = cfg.NewDetector(); err != nil {
+					return fmt.Errorf("sweep: %w", err)
+				}
+			}
+			l, src, err := detectImage(ctx, &cfg, Detection{Detector: det, Oracle: cfg.Oracle}, i, t.Variants)
+			if ctx.Err() != nil {
+				return nil // interrupted: the image in flight is dropped
+			}
+			if err != nil {
+				return err
+			}
+			img = src
+			if vpart == nil {
+				if vpart, err = open(vdir); err != nil {
+					return fmt.Errorf("sweep: %w", err)
+				}
+			}
+			if err := appendLine(vpart, l); err != nil {
+				return err
+			}
+			t.setDetection(l, cfg.Oracle)
 		}
-		if !haveV[i] {
+		var err error
+		if img.Pix == nil {
+			if img, label, err = cfg.Source.Image(i); err != nil {
+				return fmt.Errorf("sweep: image %d: %w", i, err)
+			}
+		}
+		if !t.Detection && !haveV[i] {
 			if cls == nil {
 				if cls, err = cfg.NewClassifier(); err != nil {
 					return fmt.Errorf("sweep: %w", err)

@@ -93,5 +93,7 @@ func PaperClaims() []PaperClaim {
 		{ID: "agent-exceeds-baseline", Line: 707, CaseStudy: "classification", Text: "The agent's violation rate exceeds the baseline for all MRs except Rotation, where it is close to the baseline."},
 		{ID: "rotation-10deg", Line: 860, CaseStudy: "classification", Text: "For more than 10 % of the source test cases a rotation of at least 10 degrees leads to a different classification."},
 		{ID: "detection-70", Line: 731, CaseStudy: "detection", Text: "Object detection: over 70 % violation rate for four of the seven MRs."},
+		{ID: "detection-rotation-most", Line: 734, CaseStudy: "detection", Text: "Object detection: Rotation is the most effective MR (and Shear with parameter selection is more efficient than in classification, lines 732–733)."},
+		{ID: "detection-lowest", Line: 735, CaseStudy: "detection", Text: "Object detection: Flip L/R, Blur and Grayscale have the lowest violation rates (the model is most robust to them)."},
 	}
 }

@@ -107,7 +107,8 @@ func TestPaperValuesMatchTex(t *testing.T) {
 			"setup": {"10,000 iterations", "5,000 iterations"}, "variants": {"59 different transformations"},
 			"flipud-over-50": {"Flip U/D", "$50$"}, "flipud-automobile": {"$74.6$"}, "fliplr-least": {"Flip L/R", "least effective"},
 			"agent-exceeds-baseline": {"exceeds them for all MRs, except Rotation"}, "rotation-10deg": {"more than 10\\%", "at least 10 degrees"},
-			"detection-70": {"over 70\\%", "four of the seven"},
+			"detection-70": {"over 70\\%", "four of the seven"}, "detection-rotation-most": {"Rotation is the most effective MR"},
+			"detection-lowest": {"Flip L/R, Blur and Grayscale have the lowest violation rate"},
 		}[c.ID] {
 			if !strings.Contains(l, key) {
 				t.Errorf("claim %s: line %d lacks %q: %q", c.ID, c.Line, key, l)

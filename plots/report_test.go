@@ -236,3 +236,65 @@ func TestRenderFlatScenario(t *testing.T) {
 		t.Errorf("figures without data: %v", out.Figures)
 	}
 }
+
+// A real (tiny) detection experiment renders: the detection claims get
+// our numbers from the baseline, the caveats mention the JPEG decoder,
+// and per-degree figures cope with angles no agent chose.
+func TestRenderDetectionTiny(t *testing.T) {
+	dir := copyDir(t, "testdata/detection-tiny")
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := string(b)
+	for _, want := range []string{
+		"Case study: detection",
+		"| 731 | Object detection: over 70 % violation rate for four of the seven MRs. | ",
+		"| 734 | Object detection: Rotation is the most effective MR",
+		"baseline ranking, most effective first: ",
+		"| 735 | Object detection: Flip L/R, Blur and Grayscale have the lowest violation rates",
+		"lowest three in the baseline: ",
+		"libjpeg-turbo",
+		"figures/violation-rate-per-degree-rotation.png",
+		"figures/violation-rate-per-degree-shear.png",
+	} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(rep, "| 612 |") {
+		t.Error("a detection report lists classification claims")
+	}
+}
+
+// An online detection experiment has no sweep.csv; its config still makes
+// the report a detection one (Table 2's detection row, mAP columns).
+func TestRenderDetectionOnlineWithoutTable(t *testing.T) {
+	dir := copyDir(t, "testdata/detection-tiny")
+	if err := os.Remove(filepath.Join(dir, "sweep.csv")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Case study: detection", "Table 2 row (detection)", "mAP unmodified (%)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -11,10 +12,27 @@ import (
 	"github.com/amt-dev/amt/experiments/record"
 )
 
+// denseImages renumbers the images of a detection table, whose image_id
+// column holds the data set's (sparse) image ids, 0, 1, … in order of first
+// appearance: the data set's order in a table from amt sweep -csv, which is
+// also the row order of amt sweep -features. A table already numbered
+// 0..n-1 image by image is unchanged.
+func denseImages(rows []record.Verdict) {
+	idx := map[int]int{}
+	for k := range rows {
+		i, ok := idx[rows[k].Image]
+		if !ok {
+			i = len(idx)
+			idx[rows[k].Image] = i
+		}
+		rows[k].Image = i
+	}
+}
+
 // cmdReplay runs one bandit agent against a precomputed verdict table.
 func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] -out DIR")
-	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv)")
+	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv; a detection table's image_id column is numbered by first appearance)")
 	feats := fs.String("features", "", "context features: raw little-endian float32 [images, dim], row i = image i (amt sweep -features)")
 	dim := fs.Int("dim", 0, "feature dimension (0: derived from the file size and the table's image count)")
 	scenario := fs.String("scenario", "hierarchical", "action set: "+strings.Join(experiments.ScenarioNames(), "|"))
@@ -66,6 +84,9 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if len(rows) == 0 {
 		return fmt.Errorf("replay: %s has no rows", *verdicts)
+	}
+	if !math.IsNaN(rows[0].MapOriginal) {
+		denseImages(rows)
 	}
 	images := 0
 	for _, r := range rows {

@@ -15,7 +15,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "sweep", "-config FILE [-csv OUT.csv] [-features OUT.f32]")
 	config := fs.String("config", "", "experiment configuration (YAML)")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
-	csvOut := fs.String("csv", "", "also export the table as CSV here (image,mr,param,pred_original,pred_transformed,violation,label)")
+	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
 	featOut := fs.String("features", "", "export every image's context features as raw float32 [images, dim] here")
 	workers := fs.Int("workers", -1, "concurrent workers (default: the config's workers, else all cores)")
 	if err := fs.Parse(args); err != nil {
@@ -48,7 +48,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *csvOut != "" {
-		if err := record.WriteVerdictsCSV(*csvOut, rows, false); err != nil {
+		if err := t.WriteCSV(*csvOut, cfg.Scenario.Variants()); err != nil {
 			return err
 		}
 	}
