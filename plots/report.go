@@ -398,7 +398,14 @@ func (b *builder) perMR() error {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	t.Caption = "Violation rate (%) per MR: agents (pooled over seeds), exhaustive baseline, and the paper's Table 1 average."
+	t.Caption = "Violation rate (%) per MR: agents (pooled over seeds)"
+	if hasBase {
+		t.Caption += ", exhaustive baseline"
+	}
+	if len(paper) > 0 {
+		t.Caption += ", and the paper's Table 1 average"
+	}
+	t.Caption += "."
 	b.table(t)
 	return nil
 }
