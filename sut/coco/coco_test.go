@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/rgb"
-	"github.com/amt-dev/amt/internal/goldentest"
 )
 
 type apCasesFile struct {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/sut/coco"
-	"github.com/amt-dev/amt/internal/goldentest"
 )
 
 // tinyHeads splits a golden heads file into yolov3-tiny's two heads.
