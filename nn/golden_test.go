@@ -1,35 +1,18 @@
 package nn
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/amt-dev/amt/internal/goldentest"
 
 	"gorgonia.org/tensor"
 
 	"github.com/amt-dev/amt/internal/sharedpath"
 )
-
-// readF32 reads a float32 little-endian file.
-func readF32(t testing.TB, path string) []float32 {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b)%4 != 0 {
-		t.Fatalf("%s: %d bytes is not a multiple of 4", path, len(b))
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
 
 // closeTo reports the first element violating |got-want| ≤ tol·max(1,|want|).
 func closeTo(got, want []float32, tol float64) error {
@@ -91,8 +74,8 @@ func TestGoldenModels(t *testing.T) {
 				}
 				models[c.model] = m
 			}
-			in := readF32(t, filepath.Join(golden, c.input))
-			want := readF32(t, filepath.Join(golden, c.output))
+			in := goldentest.ReadF32(t, filepath.Join(golden, c.input))
+			want := goldentest.ReadF32(t, filepath.Join(golden, c.output))
 			n := c.shape[0]
 			per := len(in) / n
 			check := func(label string, x []float32, shape []int, want []float32, img0, imgs int) {
@@ -152,7 +135,7 @@ func TestGoldenYoloBatch(t *testing.T) {
 	ids := []string{"802", "92660", "22192"}
 	var in []float32
 	for _, id := range ids {
-		in = append(in, readF32(t, filepath.Join(golden, "detection", "img_"+id+"_input.f32"))...)
+		in = append(in, goldentest.ReadF32(t, filepath.Join(golden, "detection", "img_"+id+"_input.f32"))...)
 	}
 	outs, err := m.Run(tensor.New(tensor.WithShape(3, 3, 416, 416), tensor.WithBacking(in)))
 	if err != nil {
@@ -164,7 +147,7 @@ func TestGoldenYoloBatch(t *testing.T) {
 	h0, h1 := outs[0].Data().([]float32), outs[1].Data().([]float32)
 	n0, n1 := 255*13*13, 255*26*26
 	for i, id := range ids {
-		want := readF32(t, filepath.Join(golden, "detection", "img_"+id+"_heads.f32"))
+		want := goldentest.ReadF32(t, filepath.Join(golden, "detection", "img_"+id+"_heads.f32"))
 		got := append(append([]float32(nil), h0[i*n0:(i+1)*n0]...), h1[i*n1:(i+1)*n1]...)
 		if err := closeTo(got, want, 1e-4); err != nil {
 			t.Errorf("image %s: %v", id, err)

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
+
 	"gorgonia.org/tensor"
 )
 
@@ -86,7 +88,7 @@ func runManifestEntry(t *testing.T, dir string, e manifestEntry) {
 			t.Fatalf("manifest has no data for model input %q", info.Name)
 		}
 		in := e.Inputs[k]
-		data := readF32(t, filepath.Join(dir, in.File))
+		data := goldentest.ReadF32(t, filepath.Join(dir, in.File))
 		if len(data) != numel(in.Shape) {
 			t.Fatalf("input %q: %s holds %d values, shape %v needs %d", in.Name, in.File, len(data), in.Shape, numel(in.Shape))
 		}
@@ -101,7 +103,7 @@ func runManifestEntry(t *testing.T, dir string, e manifestEntry) {
 		if o.Name != outInfo[k].Name {
 			t.Fatalf("output %d is %q, manifest says %q", k, outInfo[k].Name, o.Name)
 		}
-		want[k] = readF32(t, filepath.Join(dir, o.File))
+		want[k] = goldentest.ReadF32(t, filepath.Join(dir, o.File))
 	}
 	check := func(label string, outs []*tensor.Dense, img, n int) {
 		t.Helper()

@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amt-dev/amt/internal/goldentest"
 
 	"github.com/amt-dev/amt/internal/sharedpath"
 )
@@ -18,19 +19,6 @@ func runInfer(t *testing.T, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	err := dispatch(context.Background(), &cliEnv{stdout: &out, stderr: &errb}, append([]string{"infer"}, args...))
 	return out.String(), err
-}
-
-func readF32File(t *testing.T, path string) []float32 {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
 }
 
 // TestInferGolden runs ResNet-20 on the 8 golden images in batches of 3
@@ -48,8 +36,8 @@ func TestInferGolden(t *testing.T) {
 	if !strings.Contains(stdout, "logits") {
 		t.Errorf("stdout %q does not name the output", stdout)
 	}
-	got := readF32File(t, out)
-	want := readF32File(t, filepath.Join(golden, "onnx", "cifar10_resnet20_output.f32"))
+	got := goldentest.ReadF32(t, out)
+	want := goldentest.ReadF32(t, filepath.Join(golden, "onnx", "cifar10_resnet20_output.f32"))
 	if len(got) != len(want) {
 		t.Fatalf("got %d values, want %d", len(got), len(want))
 	}
