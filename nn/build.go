@@ -36,6 +36,9 @@ type builder struct {
 	skip   map[int]bool
 	nextID int
 	idx    int // current node
+	// separable: every node compiled so far computes each image from that
+	// image alone (see perImage).
+	separable bool
 }
 
 // buildError is the panic value used inside the builder; it is turned into
@@ -47,7 +50,7 @@ func fail(format string, args ...any) {
 }
 
 func (p *program) build(batch int) (*instance, error) {
-	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}}
+	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true}
 	for name, c := range p.consts {
 		b.env[name] = constVal(c)
 	}
@@ -89,6 +92,15 @@ func (p *program) build(batch int) (*instance, error) {
 			p.outputs[k].Shape = s
 		}
 		inst.outputs = append(inst.outputs, v)
+		if v.c != nil || len(v.shape) == 0 || v.shape[0] != batch {
+			b.separable = false
+		}
+	}
+	inst.separable = b.separable && batch > 1
+	for _, in := range p.inputs {
+		if in.Shape[0] >= 0 {
+			inst.separable = false
+		}
 	}
 	keep := map[*gop]bool{}
 	for _, v := range inst.outputs {
@@ -128,6 +140,9 @@ func (b *builder) compileNode(i int) (err error) {
 	a := newAttrs(n)
 	outs := b.dispatch(n, a, ins)
 	a.checkUnused()
+	if b.separable && !b.perImage(n, ins, outs) {
+		b.separable = false
+	}
 	for k, name := range n.outputs {
 		if name == "" {
 			continue

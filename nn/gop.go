@@ -306,6 +306,9 @@ type instance struct {
 	vm      gorgonia.VM
 	inputs  []*gorgonia.Node
 	outputs []*value
+	// separable: built for more than one image, and every op computes each
+	// image from that image alone, so the batch may run image by image.
+	separable bool
 }
 
 func (inst *instance) run(inputs []*tensor.Dense) (res []*tensor.Dense, err error) {

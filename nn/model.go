@@ -8,12 +8,14 @@
 // dynamic dimensions) and makes zero-element tensors decodable. Shape
 // arithmetic (Shape, Gather, Unsqueeze, Concat, … on values known at load
 // time) is folded when a graph is built; a graph is built lazily for each
-// batch size and cached. Conv is fused with a following BatchNormalization
-// and Relu, LeakyRelu or Clip, and Convs feeding only a channel Concat write
-// straight into its output. Op outputs live in buffers allocated once per
-// graph and reused between ops whose lifetimes do not overlap (planned in
-// the tape machine's execution order and checked at run time), so a run
-// allocates no activation memory and carries no state into the next run.
+// batch size and cached. Batches of graphs that compute every image alone
+// (the usual CNNs) run image by image, one image per core (see Model.Run).
+// Conv is fused with a following BatchNormalization and Relu, LeakyRelu or
+// Clip, and Convs feeding only a channel Concat write straight into its
+// output. Op outputs live in buffers allocated once per graph and reused
+// between ops whose lifetimes do not overlap (planned in the tape machine's
+// execution order and checked at run time), so a run allocates no
+// activation memory and carries no state into the next run.
 //
 // A Model is not safe for concurrent use; Clone gives each goroutine its own
 // graphs over shared weights.
@@ -64,6 +66,9 @@ type TensorInfo struct {
 type Model struct {
 	p     *program
 	insts map[int]*instance // by batch size
+	// workers are clones running images of batched calls beside m (see
+	// splitRun), created on first use.
+	workers []*Model
 }
 
 // program is the immutable, shareable part of a loaded model.
@@ -83,6 +88,9 @@ type program struct {
 
 	mu    sync.Mutex
 	convs map[convKey]*kernels.Conv // prepared conv kernels, shared by clones
+
+	sepOnce   sync.Once
+	separable bool // see program.isSeparable
 }
 
 // onode is one ONNX node as the engine sees it.
@@ -153,6 +161,14 @@ func cloneInfos(in []TensorInfo) []TensorInfo {
 // (e.g. yolov3-tiny, [1,3,416,416]) accepts a larger batch: it runs image
 // by image and concatenates the outputs along axis 0. Inputs of other fixed
 // shapes must be matched exactly.
+//
+// A batch of a model with a dynamic batch axis whose every op computes each
+// image from that image alone (checked once per model, conservatively: the
+// usual CNN ops, not those that may mix images) runs the same way, image
+// by image: up to GOMAXPROCS goroutines each run whole images on their own
+// batch-1 graph, which keeps an image's activations in one core's caches.
+// Other dynamic-batch graphs run op by op over the whole batch. Either way
+// the results are those of running each image alone.
 func (m *Model) Run(inputs ...*tensor.Dense) ([]*tensor.Dense, error) {
 	p := m.p
 	if len(inputs) != len(p.inputs) {
@@ -193,7 +209,10 @@ func (m *Model) Run(inputs ...*tensor.Dense) ([]*tensor.Dense, error) {
 		return nil, fmt.Errorf("nn: %s: batch size must be positive, got 0", p.name)
 	}
 	if !p.dynamic && !exact {
-		return m.runSplit(inputs, batch)
+		return m.splitRun(inputs, batch)
+	}
+	if p.dynamic && batch >= splitMinBatch && p.isSeparable() {
+		return m.splitRun(inputs, batch)
 	}
 	inst, err := m.instance(p.batchKey(batch))
 	if err != nil {
@@ -209,50 +228,6 @@ func (p *program) batchKey(n int) int {
 		return n
 	}
 	return 0
-}
-
-// runSplit runs a fixed-batch-1 model on each image of a batch.
-func (m *Model) runSplit(inputs []*tensor.Dense, batch int) ([]*tensor.Dense, error) {
-	inst, err := m.instance(0)
-	if err != nil {
-		return nil, err
-	}
-	var outs [][]float32
-	var shapes [][]int
-	one := make([]*tensor.Dense, len(inputs))
-	for b := 0; b < batch; b++ {
-		for i, t := range inputs {
-			s := t.Shape().Clone()
-			per := numel(s[1:])
-			s[0] = 1
-			one[i] = tensor.New(tensor.WithShape(s...), tensor.WithBacking(t.Data().([]float32)[b*per:(b+1)*per]))
-		}
-		res, err := inst.run(one)
-		if err != nil {
-			return nil, err
-		}
-		if b == 0 {
-			outs = make([][]float32, len(res))
-			shapes = make([][]int, len(res))
-			for k, r := range res {
-				s := r.Shape().Clone()
-				if len(s) == 0 || s[0] != 1 {
-					return nil, fmt.Errorf("nn: %s: cannot run a fixed-batch model on %d images: output %q has shape %v, not [1,…]", m.p.name, batch, m.p.outputs[k].Name, s)
-				}
-				s[0] = batch
-				shapes[k] = s
-				outs[k] = make([]float32, 0, numel(s))
-			}
-		}
-		for k, r := range res {
-			outs[k] = append(outs[k], r.Data().([]float32)...)
-		}
-	}
-	res := make([]*tensor.Dense, len(outs))
-	for k := range outs {
-		res[k] = tensor.New(tensor.WithShape(shapes[k]...), tensor.WithBacking(outs[k]))
-	}
-	return res, nil
 }
 
 func infoNames(ts []TensorInfo) string {

@@ -173,6 +173,17 @@ var active atomic.Int32
 func enter() { active.Add(1) }
 func leave() { active.Add(-1) }
 
+// Occupy tells the package that the calling goroutine keeps a core busy
+// with work of its own until it calls the returned release function, for
+// example a caller running the images of a batch in parallel, one per core:
+// meanwhile kernel calls split their work over the remaining cores only,
+// as they do while another kernel call is in progress. Like all of the
+// package's scheduling, it never changes results.
+func Occupy() (release func()) {
+	enter()
+	return leave
+}
+
 // parMinFlops is the work below which one call stays on one goroutine.
 const parMinFlops = 1 << 20
 

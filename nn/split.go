@@ -1,0 +1,237 @@
+package nn
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"gorgonia.org/tensor"
+
+	"github.com/amt-dev/amt/nn/kernels"
+)
+
+// Image-parallel execution of batched calls.
+//
+// A graph runs op by op over the whole batch, so at batch 60 every op's
+// output (tens of MiB) streams through memory before the next op reads it,
+// and each kernel call is split over the cores. When every op of a graph
+// computes each image from that image alone, Run instead gives each core
+// whole images: every worker runs its own batch-1 graph, image after image,
+// with single-threaded kernels, so one image's activations stay in its
+// core's caches and the cores never wait for each other. The results are
+// the same as op by op: the kernels compute an image the same way at any
+// batch size and on any number of goroutines.
+
+// splitMinBatch is the smallest batch Run runs image by image in parallel.
+const splitMinBatch = 2
+
+// perImage reports whether node n, compiled to outs from ins in a graph
+// built for b.batch images, computes image i of its outputs from image i of
+// its inputs alone (axis 0 being the batch axis of every runtime value).
+// It is conservative: an operator it does not know, or one used across the
+// batch axis, makes the graph not separable.
+func (b *builder) perImage(n *onode, ins, outs []*value) bool {
+	runtimeOut := false
+	for _, v := range outs {
+		if v == nil {
+			continue
+		}
+		if v.c == nil {
+			runtimeOut = true
+		}
+	}
+	if !runtimeOut {
+		return true // folded while building: no work at run time
+	}
+	batched := func(v *value) bool { return v.c == nil && len(v.shape) > 0 && v.shape[0] == b.batch }
+	for _, v := range outs {
+		if v != nil && !batched(v) {
+			return false
+		}
+	}
+	// onlyFirst: input 0 is a batched runtime value, the others constants.
+	onlyFirst := func() bool {
+		if len(ins) == 0 || ins[0] == nil || !batched(ins[0]) {
+			return false
+		}
+		for _, v := range ins[1:] {
+			if v != nil && v.c == nil {
+				return false
+			}
+		}
+		return true
+	}
+	a := newAttrs(n)
+	// axisNot0 reports whether the attribute axis (default def) of a rank-r
+	// value, normalised, is not the batch axis.
+	axisNot0 := func(def int64, r int) bool {
+		ax := a.int("axis", def)
+		if ax < 0 {
+			ax += int64(r)
+		}
+		return ax > 0 && ax < int64(r)
+	}
+	switch n.op {
+	case "Identity", "Dropout", "Cast", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg",
+		"Abs", "Floor", "Ceil", "Reciprocal", "LeakyRelu", "Elu", "HardSigmoid", "Clip",
+		"Conv", "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+		"Reshape", "Squeeze", "Unsqueeze":
+		// Element-wise, per-image windows, or a reshape that keeps the
+		// batch axis (row-major: each image's values stay one block).
+		return onlyFirst()
+	case "Flatten":
+		return onlyFirst() && a.int("axis", 1) != 0
+	case "Softmax":
+		def := int64(1)
+		if b.p.opset >= 13 {
+			def = -1
+		}
+		return onlyFirst() && axisNot0(def, len(ins[0].shape))
+	case "Transpose":
+		perm := a.ints("perm", nil)
+		return onlyFirst() && (len(ins[0].shape) == 1 || (len(perm) > 0 && perm[0] == 0))
+	case "Concat":
+		for _, v := range ins {
+			if v == nil || !batched(v) {
+				return false
+			}
+		}
+		return len(ins) > 0 && axisNot0(0, len(ins[0].shape))
+	case "Add", "Sub", "Mul", "Div", "Pow":
+		r := len(outs[0].shape)
+		for _, v := range ins {
+			switch {
+			case v == nil:
+				return false
+			case v.c == nil:
+				// A runtime operand must span the batch axis itself.
+				if len(v.shape) != r || !batched(v) {
+					return false
+				}
+			case len(v.shape) == r && v.shape[0] != 1:
+				// A constant broadcast along the batch axis only.
+				return false
+			}
+		}
+		return true
+	case "Gemm":
+		c := ins[2:]
+		ok := onlyFirst() && a.int("transA", 0) == 0
+		for _, v := range c {
+			if v != nil && len(v.shape) == 2 && v.shape[0] != 1 {
+				ok = false
+			}
+		}
+		return ok
+	case "MatMul":
+		return onlyFirst() && len(ins[0].shape) >= 2 && len(ins) == 2 && len(ins[1].shape) == 2
+	}
+	return false
+}
+
+// splitRun runs a batch of n images image by image, for a separable graph
+// with a dynamic batch or a model of fixed batch 1 (see Run):
+// each of up to GOMAXPROCS workers runs images on its own batch-1 graph (the
+// first one m's, the others those of m's worker clones), taking the next
+// image when done. The outputs are concatenated along axis 0.
+func (m *Model) splitRun(inputs []*tensor.Dense, n int) ([]*tensor.Dense, error) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	for len(m.workers) < w-1 {
+		m.workers = append(m.workers, m.Clone())
+	}
+	insts := make([]*instance, w)
+	for k := range insts {
+		mk := m
+		if k > 0 {
+			mk = m.workers[k-1]
+		}
+		inst, err := mk.instance(m.p.batchKey(1))
+		if err != nil {
+			return nil, err
+		}
+		insts[k] = inst
+	}
+	outs := make([][]float32, len(m.p.outputs))
+	shapes := make([][]int, len(m.p.outputs))
+	for k, v := range insts[0].outputs {
+		s := slices.Clone(v.shape)
+		if len(s) == 0 || s[0] != 1 {
+			// Possible for a model of fixed shape; perImage rules it out for
+			// a dynamic batch.
+			return nil, fmt.Errorf("nn: %s: cannot run the model image by image on %d images: output %q has shape %v, not [1,…]", m.p.name, n, m.p.outputs[k].Name, s)
+		}
+		s[0] = n
+		shapes[k] = s
+		outs[k] = make([]float32, numel(s))
+	}
+	var next atomic.Int64
+	errs := make([]error, w)
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// This core runs whole images: the kernels need not split
+			// their work onto it.
+			defer kernels.Occupy()()
+			one := make([]*tensor.Dense, len(inputs))
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				for j, t := range inputs {
+					s := t.Shape().Clone()
+					per := numel(s[1:])
+					s[0] = 1
+					one[j] = tensor.New(tensor.WithShape(s...), tensor.WithBacking(t.Data().([]float32)[i*per:(i+1)*per]))
+				}
+				res, err := insts[k].run(one)
+				if err != nil {
+					errs[k] = fmt.Errorf("%w (image %d of %d)", err, i, n)
+					next.Store(int64(n)) // stop the other workers early
+					return
+				}
+				for o, r := range res {
+					per := len(outs[o]) / n
+					d := r.Data().([]float32)
+					if len(d) != per {
+						errs[k] = fmt.Errorf("nn: %s: internal: image %d: output %q has %d values, want %d", m.p.name, i, m.p.outputs[o].Name, len(d), per)
+						next.Store(int64(n))
+						return
+					}
+					copy(outs[o][i*per:(i+1)*per], d)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	res := make([]*tensor.Dense, len(outs))
+	for k := range outs {
+		res[k] = tensor.New(tensor.WithShape(shapes[k]...), tensor.WithBacking(outs[k]))
+	}
+	return res, nil
+}
+
+// splitProbeBatch is the batch size of the graph isSeparable inspects: not
+// 1 (every axis of size 1 would look like a batch axis) and unlikely to be
+// any other dimension of a model (such as 3 colour channels).
+const splitProbeBatch = 5
+
+// isSeparable reports whether the program's graph computes each image from
+// that image alone, so that batched calls may run image by image. It
+// builds the graph for splitProbeBatch images once per program to find out.
+func (p *program) isSeparable() bool {
+	p.sepOnce.Do(func() {
+		inst, err := p.build(splitProbeBatch)
+		p.separable = err == nil && inst.separable
+	})
+	return p.separable
+}

@@ -1,0 +1,150 @@
+package nn
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/amt-dev/amt/internal/sharedpath"
+	ot "github.com/amt-dev/amt/nn/internal/onnxtest"
+)
+
+// batchedRun runs inputs op by op on m's graph for their whole batch, the
+// path Run takes for graphs that are not separable.
+func batchedRun(t *testing.T, m *Model, inputs ...*tensor.Dense) []*tensor.Dense {
+	t.Helper()
+	inst, err := m.instance(m.p.batchKey(inputs[0].Shape()[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := inst.run(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outs
+}
+
+// sameOutputs fails unless got and want have equal shapes and bit-equal
+// values.
+func sameOutputs(t *testing.T, got, want []*tensor.Dense) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d outputs, want %d", len(got), len(want))
+	}
+	for k := range got {
+		if !slices.Equal(got[k].Shape(), want[k].Shape()) {
+			t.Fatalf("output %d: shape %v, want %v", k, got[k].Shape(), want[k].Shape())
+		}
+		g, w := got[k].Data().([]float32), want[k].Data().([]float32)
+		for i := range g {
+			if g[i] != w[i] {
+				t.Fatalf("output %d: value %d is %v, op by op %v", k, i, g[i], w[i])
+			}
+		}
+	}
+}
+
+// TestSeparable checks which graphs Run splits image by image, and that
+// every one of them gives the same outputs as running op by op.
+func TestSeparable(t *testing.T) {
+	conv := ot.F32("w", []int64{2, 2, 1, 1}, 1, -2, 0.5, 3)
+	cases := []struct {
+		name  string
+		opset int64
+		nodes []ot.Node
+		inits []ot.Tensor
+		in    []any // input dims
+		want  bool
+	}{
+		{"conv relu concat softmax", 13, []ot.Node{
+			{Name: "c", Op: "Conv", In: []string{"x", "w"}, Out: []string{"a"}},
+			{Name: "r", Op: "Relu", In: []string{"a"}, Out: []string{"b"}},
+			{Name: "cat", Op: "Concat", In: []string{"a", "b"}, Out: []string{"c"}, Attrs: []ot.Attr{ot.Int("axis", 1)}},
+			{Name: "f", Op: "Flatten", In: []string{"c"}, Out: []string{"d"}},
+			{Name: "s", Op: "Softmax", In: []string{"d"}, Out: []string{"y"}},
+		}, []ot.Tensor{conv}, []any{"N", 2, 1, 3}, true},
+		{"gemm add constant", 13, []ot.Node{
+			{Name: "g", Op: "Gemm", In: []string{"x", "w", "bias"}, Out: []string{"a"}},
+			{Name: "add", Op: "Add", In: []string{"a", "k"}, Out: []string{"y"}},
+		}, []ot.Tensor{ot.F32("w", []int64{3, 2}, 1, 2, 3, 4, 5, 6), ot.F32("bias", []int64{2}, 1, -1), ot.F32("k", []int64{1, 2}, 7, 8)},
+			[]any{"N", 3}, true},
+		{"softmax over the batch", 13, []ot.Node{
+			{Name: "s", Op: "Softmax", In: []string{"x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Int("axis", 0)}},
+		}, nil, []any{"N", 3}, false},
+		{"transpose of the batch axis", 13, []ot.Node{
+			{Name: "t", Op: "Transpose", In: []string{"x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Ints("perm", 1, 0)}},
+		}, nil, []any{"N", 3}, false},
+		{"reshape across images", 13, []ot.Node{
+			{Name: "r", Op: "Reshape", In: []string{"x", "s"}, Out: []string{"y"}},
+		}, []ot.Tensor{ot.I64("s", []int64{2}, 3, -1)}, []any{"N", 3}, false},
+		{"concat along the batch", 13, []ot.Node{
+			{Name: "cat", Op: "Concat", In: []string{"x", "x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Int("axis", 0)}},
+		}, nil, []any{"N", 3}, false},
+		{"add of a constant broadcast over the batch", 13, []ot.Node{
+			{Name: "add", Op: "Add", In: []string{"x", "k"}, Out: []string{"y"}},
+		}, []ot.Tensor{ot.F32("k", []int64{1, 3}, 1, 2, 3)}, []any{"N", 3}, true},
+		{"add of a constant with one row per image", 13, []ot.Node{
+			{Name: "add", Op: "Add", In: []string{"x", "k"}, Out: []string{"y"}},
+		}, []ot.Tensor{ot.F32("k", []int64{6, 1}, 1, 2, 3, 4, 5, 6)}, []any{"N", 3}, false},
+		{"reduce (not known to be per image)", 13, []ot.Node{
+			{Name: "m", Op: "ReduceMean", In: []string{"x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Ints("axes", 1)}},
+		}, nil, []any{"N", 3}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := mustLoad(t, ot.Model{Opset: c.opset, Nodes: c.nodes, Inits: c.inits,
+				Inputs: []ot.Value{{Name: "x", Dims: c.in}}, Outputs: []ot.Value{{Name: "y"}}})
+			if got := m.p.isSeparable(); got != c.want {
+				t.Fatalf("separable = %v, want %v", got, c.want)
+			}
+			shape := []int{6}
+			for _, d := range c.in[1:] {
+				shape = append(shape, d.(int))
+			}
+			x := dense(shape, seq(numel(shape), 0.25))
+			got, err := m.Run(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if split := m.insts[6] == nil; split != c.want {
+				t.Errorf("Run split the batch: %v, want %v", split, c.want)
+			}
+			sameOutputs(t, got, batchedRun(t, m.Clone(), x))
+		})
+	}
+}
+
+// TestSplitRunMatchesBatched runs the shipped CNNs on a batch image by
+// image (Run) and op by op, which must agree bit for bit.
+func TestSplitRunMatchesBatched(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	for _, c := range []struct {
+		file string
+		n    int
+	}{
+		{"cifar10_squeezenet1_1.onnx", 3},
+		{"cifar10_resnet20.onnx", 5},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			m, err := Load(filepath.Join(assets, "models", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.p.isSeparable() {
+				t.Fatal("not separable: Run would not split its batches")
+			}
+			shape := slices.Clone(m.Inputs()[0].Shape)
+			shape[0] = c.n
+			x := randInput(shape, 7)
+			for rep := 0; rep < 2; rep++ {
+				got, err := m.Run(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameOutputs(t, got, batchedRun(t, m.Clone(), x))
+			}
+		})
+	}
+}
