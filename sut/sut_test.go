@@ -42,25 +42,6 @@ func cifarImages(t testing.TB, n int) []rgb.Image {
 	return out
 }
 
-func equalF32(t *testing.T, what string, got, want []float32) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	diff := 0
-	for i := range want {
-		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-			if diff < 3 {
-				t.Errorf("%s[%d] = %v, want %v", what, i, got[i], want[i])
-			}
-			diff++
-		}
-	}
-	if diff > 0 {
-		t.Errorf("%s: %d of %d values differ (want bit-exact)", what, diff, len(want))
-	}
-}
-
 // TestClassifierInput checks the preprocessing bit for bit against the
 // golden ONNX inputs: SqueezeNet (resize 32→224) and ResNet-20 (32×32, no resize).
 func TestClassifierInput(t *testing.T) {
@@ -87,7 +68,7 @@ func TestClassifierInput(t *testing.T) {
 		if fmt.Sprint(in.Shape()) != fmt.Sprint(tensor.Shape{tc.n, 3, tc.size, tc.size}) {
 			t.Fatalf("%s: input shape %v", tc.file, in.Shape())
 		}
-		equalF32(t, tc.file, in.Data().([]float32), goldentest.ReadF32(t, filepath.Join(dir, tc.file)))
+		goldentest.BitEqualF32(t, tc.file, in.Data().([]float32), goldentest.ReadF32(t, filepath.Join(dir, tc.file)))
 	}
 }
 
@@ -267,7 +248,7 @@ func TestDetectorPipeline(t *testing.T) {
 	if geom != (detect.Geometry{W: 640, H: 426, DX: 0, DY: 70, ScaleX: 0.65, ScaleY: 0.65}) {
 		t.Errorf("geometry %+v", geom)
 	}
-	equalF32(t, "letterbox input", in.Data().([]float32), goldentest.ReadF32(t, filepath.Join(dir, "img_22192_input.f32")))
+	goldentest.BitEqualF32(t, "letterbox input", in.Data().([]float32), goldentest.ReadF32(t, filepath.Join(dir, "img_22192_input.f32")))
 	dets, err := d.Detect(img)
 	if err != nil {
 		t.Fatal(err)

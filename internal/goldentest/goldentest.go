@@ -102,6 +102,27 @@ func ReadF32(t testing.TB, path string) []float32 {
 	return out
 }
 
+// BitEqualF32 fails the test unless got and want are bit-identical,
+// reporting the first few differences and their count.
+func BitEqualF32(t testing.TB, what string, got, want []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	bad := 0
+	for i := range got {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			if bad < 5 {
+				t.Errorf("%s[%d] = %v, want %v", what, i, got[i], want[i])
+			}
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d values differ (want bit-exact)", what, bad, len(got))
+	}
+}
+
 // Images is the part of golden/detection/images.json the tests use.
 type Images struct {
 	ClassIndexToCategoryID []int `json:"class_index_to_category_id"`

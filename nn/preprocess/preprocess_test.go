@@ -40,26 +40,6 @@ func cifarImages(t testing.TB, n int) []rgb.Image {
 	return out
 }
 
-// compareF32 fails unless got and want are bit-identical.
-func compareF32(t *testing.T, what string, got, want []float32) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	bad := 0
-	for i := range got {
-		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-			if bad < 5 {
-				t.Errorf("%s[%d] = %v, want %v", what, i, got[i], want[i])
-			}
-			bad++
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d values differ", what, bad, len(got))
-	}
-}
-
 // TestResizeGolden: Pillow 9.4 bilinear 32→224 of CIFAR images 0 and 1.
 func TestResizeGolden(t *testing.T) {
 	dir := sharedpath.ForTest(t, "golden/resize")
@@ -98,7 +78,7 @@ func TestClassifierGolden(t *testing.T) {
 	if err := c.Batch(got, cifarImages(t, 2)); err != nil {
 		t.Fatal(err)
 	}
-	compareF32(t, "input", got, want)
+	goldentest.BitEqualF32(t, "input", got, want)
 }
 
 // TestResNetInputGolden: normalisation without resize (ResNet-20 input).
@@ -116,7 +96,7 @@ func TestResNetInputGolden(t *testing.T) {
 	if err := c.Batch(got, cifarImages(t, n)); err != nil {
 		t.Fatal(err)
 	}
-	compareF32(t, "resnet20 input", got, want[:n*per])
+	goldentest.BitEqualF32(t, "resnet20 input", got, want[:n*per])
 }
 
 // TestLetterboxGolden: image 22192 (640×426) letterboxed to 416, bit-exact.
@@ -133,7 +113,7 @@ func TestLetterboxGolden(t *testing.T) {
 	if g != wantG {
 		t.Errorf("geometry %+v, want %+v", g, wantG)
 	}
-	compareF32(t, "letterbox", got, want)
+	goldentest.BitEqualF32(t, "letterbox", got, want)
 	x, y := g.ToSource(0, 70)
 	if x != 0 || y != 0 {
 		t.Errorf("ToSource(0, 70) = %v, %v, want 0, 0", x, y)
