@@ -182,14 +182,11 @@ func (e *DetectionEnv) Context(_ context.Context, image int) ([]float32, error) 
 		return []float32{}, nil
 	}
 	if e.feats == nil {
-		f, err := e.ext.Extract([]rgb.Image{e.c.Image})
+		f, err := featuresOf(e.ext, e.c.Image, image, e.ext.Dim())
 		if err != nil {
-			return nil, fmt.Errorf("features of image %d: %w", image, err)
+			return nil, err
 		}
-		if len(f) != 1 || len(f[0]) != e.ext.Dim() {
-			return nil, fmt.Errorf("features of image %d: extractor returned %d rows, want 1 of %d values", image, len(f), e.ext.Dim())
-		}
-		e.feats = f[0]
+		e.feats = f
 	}
 	return e.feats, nil
 }

@@ -95,16 +95,26 @@ func (e *OnlineEnv) Context(_ context.Context, image int) ([]float32, error) {
 		return []float32{}, nil
 	}
 	if e.feats == nil {
-		f, err := e.ext.Extract([]rgb.Image{e.img})
+		f, err := featuresOf(e.ext, e.img, image, e.ext.Dim())
 		if err != nil {
-			return nil, fmt.Errorf("features of image %d: %w", image, err)
+			return nil, err
 		}
-		if len(f) != 1 || len(f[0]) != e.ext.Dim() {
-			return nil, fmt.Errorf("features of image %d: extractor returned %d rows, want 1 of %d values", image, len(f), e.ext.Dim())
-		}
-		e.feats = f[0]
+		e.feats = f
 	}
 	return e.feats, nil
+}
+
+// featuresOf extracts the context features of one image (index image in
+// the data set), checking that the extractor returned one row of dim values.
+func featuresOf(ext Extractor, img rgb.Image, image, dim int) ([]float32, error) {
+	f, err := ext.Extract([]rgb.Image{img})
+	if err != nil {
+		return nil, fmt.Errorf("features of image %d: %w", image, err)
+	}
+	if len(f) != 1 || len(f[0]) != dim {
+		return nil, fmt.Errorf("features of image %d: extractor returned %d rows, want 1 of %d values", image, len(f), dim)
+	}
+	return f[0], nil
 }
 
 // Evaluate implements Env: transform, classify source and follow-up in one

@@ -556,14 +556,11 @@ func sweepWorker(ctx context.Context, cfg SweepConfig, t *Table, jobs <-chan int
 					return fmt.Errorf("sweep: %w", err)
 				}
 			}
-			f, err := ext.Extract([]rgb.Image{img})
+			f, err := featuresOf(ext, img, i, t.Dim)
 			if err != nil {
-				return fmt.Errorf("sweep: features of image %d: %w", i, err)
+				return fmt.Errorf("sweep: %w", err)
 			}
-			if len(f) != 1 || len(f[0]) != t.Dim {
-				return fmt.Errorf("sweep: features of image %d: extractor returned %d rows, want 1 of %d values", i, len(f), t.Dim)
-			}
-			for k, x := range f[0] {
+			for k, x := range f {
 				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 					return fmt.Errorf("sweep: features of image %d: value %d is %v", i, k, x)
 				}
@@ -573,10 +570,10 @@ func sweepWorker(ctx context.Context, cfg SweepConfig, t *Table, jobs <-chan int
 					return fmt.Errorf("sweep: %w", err)
 				}
 			}
-			if err := appendLine(fpart, featureLine{Image: i, Features: f[0]}); err != nil {
+			if err := appendLine(fpart, featureLine{Image: i, Features: f}); err != nil {
 				return err
 			}
-			copy(t.Features[i*t.Dim:], f[0])
+			copy(t.Features[i*t.Dim:], f)
 		}
 		finished <- i
 	}
