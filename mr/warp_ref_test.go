@@ -7,40 +7,71 @@ import (
 	"github.com/amt-dev/amt/rgb"
 )
 
-// TestWarpMatchesReference: the packed-lane warpAffine equals a plain
-// per-channel transcription of OpenCV's algorithm on random images and
-// matrices, including sizes where most pixels touch the border, mirrored
-// and strongly scaling matrices.
+// TestWarpMatchesReference: warpAffine (the SIMD kernel where the CPU
+// has one) and the portable warpGo both equal a plain per-channel
+// transcription of OpenCV's algorithm on random images and matrices,
+// including widths that are not a multiple of the kernel's 8 pixels, sizes
+// where most pixels touch the border, images larger than the kernel's
+// stack buffers, mirrored and strongly scaling matrices, and coordinates
+// far enough outside to saturate OpenCV's int16 or int32 arithmetic.
 func TestWarpMatchesReference(t *testing.T) {
+	impls := []struct {
+		name string
+		warp func(rgb.Image, mat3) rgb.Image
+	}{
+		{"warpAffine/" + simdKernel, warpAffine},
+		{"warpGo", func(src rgb.Image, m mat3) rgb.Image {
+			dst := rgb.New(src.W, src.H)
+			warpGo(dst, src, m)
+			return dst
+		}},
+	}
 	r := rand.New(rand.NewPCG(9, 9))
-	for it := 0; it < 300; it++ {
+	for it := 0; it < 400; it++ {
 		w, h := 1+r.IntN(40), 1+r.IntN(40)
 		if it%50 == 0 {
 			w, h = 200+r.IntN(100), 100+r.IntN(100)
 		}
 		src := randomImage(w, h, uint64(it))
 		var m mat3
-		switch it % 3 {
+		switch it % 4 {
 		case 0:
 			m = affineMatrix(r.Float64()*720-360, 0, w, h)
 		case 1:
 			m = affineMatrix(0, r.Float64()*170-85, w, h)
-		default:
+		case 2:
 			for i := 0; i < 6; i++ {
 				m[i] = r.NormFloat64() * 2
 			}
 			m[2], m[5] = r.Float64()*float64(w), r.Float64()*float64(h)
 			m[6], m[7], m[8] = 0, 0, 1
+		default:
+			// Far translations (int16 saturation at ±32767 source
+			// pixels, int32 overflow of X0 past ±2^21) and extreme scales.
+			far := []float64{-3e6, -40000, -32770, 32770, 40000, 3e6}
+			m = mat3{1, 0, far[r.IntN(len(far))], 0, 1, float64(r.IntN(2*h) - h), 0, 0, 1}
+			if r.IntN(2) == 0 {
+				m[2], m[5] = m[5], m[2]
+			}
+			if r.IntN(3) == 0 {
+				s := []float64{1e-4, 1e-3, 1e3, 1e5}[r.IntN(4)]
+				m[0], m[4] = s, s
+			}
 		}
-		got, want := warpAffine(src, m), warpAffineRef(src, m)
-		if !got.Equal(want) {
-			t.Fatalf("iteration %d (%dx%d, m=%v): %d values differ", it, w, h, m, countDiff(got.Pix, want.Pix))
+		want := warpAffineRef(src, m)
+		for _, impl := range impls {
+			if got := impl.warp(src, m); !got.Equal(want) {
+				t.Fatalf("%s: iteration %d (%dx%d, m=%v): %d values differ", impl.name, it, w, h, m, countDiff(got.Pix, want.Pix))
+			}
 		}
 	}
 	// A singular matrix maps everything to one point without panicking.
 	src := randomImage(5, 4, 1)
-	if got, want := warpAffine(src, mat3{0, 0, 1, 0, 0, 1, 0, 0, 1}), warpAffineRef(src, mat3{0, 0, 1, 0, 0, 1, 0, 0, 1}); !got.Equal(want) {
-		t.Error("singular matrix: differs from reference")
+	singular := mat3{0, 0, 1, 0, 0, 1, 0, 0, 1}
+	for _, impl := range impls {
+		if got, want := impl.warp(src, singular), warpAffineRef(src, singular); !got.Equal(want) {
+			t.Errorf("%s: singular matrix: differs from reference", impl.name)
+		}
 	}
 }
 
