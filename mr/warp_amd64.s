@@ -61,6 +61,11 @@ SPLAT(zero<>, 0)
 	VPADDD Y8, Y, Y; \
 	VPSRLD $10, Y, Y
 
+// Eight copies of the low 32 bits of AX in Y.
+#define SPLATREG(X, Y) \
+	VMOVQ AX, X; \
+	VPBROADCASTD X, Y
+
 // func warpRowAVX2(dst *uint8, ad, bd *int32, groups int, x0, y0 int32, src *uint32, pw, xmax, ymax int)
 //
 // Eight destination pixels per iteration; see warpSIMD for the method.
@@ -74,20 +79,15 @@ TEXT ·warpRowAVX2(SB), NOSPLIT, $0-72
 	MOVQ src+40(FP), SI
 	MOVQ pw+48(FP), AX
 	LEAQ (SI)(AX*4), DX // bottom neighbours
-	VMOVQ AX, X13
-	VPBROADCASTD X13, Y13
+	SPLATREG(X13, Y13)
 	MOVL x0+32(FP), AX
-	VMOVQ AX, X15
-	VPBROADCASTD X15, Y15
+	SPLATREG(X15, Y15)
 	MOVL y0+36(FP), AX
-	VMOVQ AX, X14
-	VPBROADCASTD X14, Y14
+	SPLATREG(X14, Y14)
 	MOVQ xmax+56(FP), AX
-	VMOVQ AX, X12
-	VPBROADCASTD X12, Y12
+	SPLATREG(X12, Y12)
 	MOVQ ymax+64(FP), AX
-	VMOVQ AX, X11
-	VPBROADCASTD X11, Y11
+	SPLATREG(X11, Y11)
 	VMOVDQU quadShuf<>(SB), Y9
 	VMOVDQU half<>(SB), Y8
 	TESTQ CX, CX
