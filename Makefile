@@ -40,6 +40,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCIFAR10 -fuzztime 30s -fuzzminimizetime 5s ./data
 	$(GO) test -run '^$$' -fuzz FuzzCOCOJSON -fuzztime 30s -fuzzminimizetime 5s ./data
 	$(GO) test -run '^$$' -fuzz FuzzTransform -fuzztime 30s ./cmd/amt
+	$(GO) test -run '^$$' -fuzz FuzzWarp -fuzztime 30s ./mr
 	$(GO) test -run '^$$' -fuzz FuzzPolicy -fuzztime 30s ./bandit
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.

@@ -161,3 +161,27 @@ func warpAffineRef(src rgb.Image, m mat3) rgb.Image {
 	}
 	return dst
 }
+
+// FuzzWarp: on any image size up to 80×80 and any affine matrix,
+// warpAffine and warpGo equal the reference transcription.
+func FuzzWarp(f *testing.F) {
+	f.Add(uint8(32), uint8(32), 0.866, -0.5, 10.0, 0.5, 0.866, -6.0, uint64(1))
+	f.Add(uint8(1), uint8(1), 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, uint64(2))
+	f.Add(uint8(9), uint8(40), -1.0, 0.0, 8.0, 0.0, 1.0, 0.0, uint64(3))
+	f.Add(uint8(17), uint8(3), 1e3, 2.0, -3e6, 0.0, 1e-3, 40000.0, uint64(4))
+	f.Fuzz(func(t *testing.T, w, h uint8, a, b, c, d, e, g float64, seed uint64) {
+		if w == 0 || h == 0 || w > 80 || h > 80 {
+			return
+		}
+		src := randomImage(int(w), int(h), seed)
+		m := mat3{a, b, c, d, e, g, 0, 0, 1}
+		want := warpAffineRef(src, m)
+		if got := warpAffine(src, m); !got.Equal(want) {
+			t.Fatalf("warpAffine/%s: %d values differ from the reference", simdKernel, countDiff(got.Pix, want.Pix))
+		}
+		got := rgb.New(src.W, src.H)
+		if warpGo(got, src, m); !got.Equal(want) {
+			t.Fatalf("warpGo: %d values differ from the reference", countDiff(got.Pix, want.Pix))
+		}
+	})
+}
