@@ -89,47 +89,49 @@ func mustValid(name string, src rgb.Image) {
 // Apply implements Relation.
 func (Blur) Apply(src rgb.Image) rgb.Image {
 	mustValid("blur", src)
-	dst := rgb.New(src.W, src.H)
 	w, h := src.W, src.H
+	dst := rgb.New(w, h)
 	if w == 0 || h == 0 {
 		return dst
 	}
-	// Horizontal 3-sums with reflect-101 borders (-1 → 1, w → w−2), then
-	// vertical 3-sums.
-	hs := make([]uint16, len(src.Pix))
-	n := w * 3
+	// Per row: vertical 3-sums with reflect-101 borders (row −1 → 1,
+	// h → h−2), then horizontal 3-sums of those (column −1 → 1, w → w−2).
+	n := 3 * w
+	var buf [3 * 64]uint16
+	vs := buf[:]
+	if n > len(buf) {
+		vs = make([]uint16, n)
+	}
+	vs = vs[:n]
 	for y := 0; y < h; y++ {
-		row := src.Pix[y*n : (y+1)*n]
-		out := hs[y*n : (y+1)*n]
+		up := src.Pix[reflect101(y-1, h)*n:][:n]
+		mid := src.Pix[y*n:][:n]
+		dn := src.Pix[reflect101(y+1, h)*n:][:n]
+		for i := range vs {
+			vs[i] = uint16(up[i]) + uint16(mid[i]) + uint16(dn[i])
+		}
+		out := dst.Pix[y*n:][:n]
 		if w == 1 {
 			for c := range out {
-				out[c] = 3 * uint16(row[c])
+				out[c] = mean9(3 * vs[c])
 			}
 			continue
 		}
 		for c := 0; c < 3; c++ {
-			out[c] = 2*uint16(row[3+c]) + uint16(row[c])
-			out[n-3+c] = 2*uint16(row[n-6+c]) + uint16(row[n-3+c])
+			out[c] = mean9(vs[c] + 2*vs[3+c])
+			out[n-3+c] = mean9(vs[n-3+c] + 2*vs[n-6+c])
 		}
 		o := out[3 : n-3]
-		l, m, r := row[:len(o)], row[3:3+len(o)], row[6:6+len(o)]
+		l, m, r := vs[:len(o)], vs[3:3+len(o)], vs[6:6+len(o)]
 		for i := range o {
-			o[i] = uint16(l[i]) + uint16(m[i]) + uint16(r[i])
-		}
-	}
-	rowLen := w * 3
-	for y := 0; y < h; y++ {
-		up := hs[reflect101(y-1, h)*rowLen:][:rowLen]
-		mid := hs[y*rowLen:][:rowLen]
-		dn := hs[reflect101(y+1, h)*rowLen:][:rowLen]
-		out := dst.Pix[y*rowLen:][:rowLen]
-		for i := range out {
-			s := uint32(up[i]) + uint32(mid[i]) + uint32(dn[i])
-			out[i] = uint8((2*s + 9) / 18) // round(s/9); a tie is impossible
+			o[i] = mean9(l[i] + m[i] + r[i])
 		}
 	}
 	return dst
 }
+
+// mean9 is round(s/9) for a sum of nine uint8 values; a tie is impossible.
+func mean9(s uint16) uint8 { return uint8((2*uint32(s) + 9) / 18) }
 
 // reflect101 maps an index one step outside [0, n) back inside the way
 // OpenCV's BORDER_REFLECT_101 does (-1 → 1, n → n−2); n == 1 maps to 0.

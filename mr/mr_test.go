@@ -250,3 +250,30 @@ func TestBoxes(t *testing.T) {
 	}
 	boxesNear(t, "input after ApplyBoxes", in, boxes, 0)
 }
+
+// TestBlurMatchesReference: Blur equals a per-pixel 3×3 mean with
+// reflect-101 borders on every size from 1×1 to 9×9 (the golden images are
+// all 32×32 or larger).
+func TestBlurMatchesReference(t *testing.T) {
+	for w := 1; w <= 9; w++ {
+		for h := 1; h <= 9; h++ {
+			src := randomImage(w, h, uint64(10*w+h))
+			got := Blur{}.Apply(src)
+			for y := 0; y < h; y++ {
+				for x := 0; x < w; x++ {
+					for c := 0; c < 3; c++ {
+						s := 0
+						for dy := -1; dy <= 1; dy++ {
+							for dx := -1; dx <= 1; dx++ {
+								s += int(src.Pix[(reflect101(y+dy, h)*w+reflect101(x+dx, w))*3+c])
+							}
+						}
+						if want := uint8(math.Round(float64(s) / 9)); got.Pix[(y*w+x)*3+c] != want {
+							t.Fatalf("%dx%d: pixel (%d,%d) channel %d = %d, want %d", w, h, x, y, c, got.Pix[(y*w+x)*3+c], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
