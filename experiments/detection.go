@@ -112,17 +112,13 @@ func (d Detection) outcome(img rgb.Image, gt []sut.Annotation, srcDets []sut.Det
 // sides and always pass. The source image's detections are computed once
 // per image. Outcome scores are the two APs.
 type DetectionEnv struct {
+	sourceEnv
 	src CaseSource
-	ext Extractor
 	det Detection
-	rel map[string]Relation
 
-	cur     int
 	c       data.Case
 	gt      []sut.Annotation
 	srcDets []sut.Detection
-	feats   []float32
-	haveCur bool
 }
 
 // NewDetectionEnv returns an Env over the cases of src. rel maps every
@@ -135,41 +131,28 @@ func NewDetectionEnv(src CaseSource, ext Extractor, det Detection, rel map[strin
 	if err := det.Oracle.Validate(); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
 	}
-	for _, v := range sc.Variants() {
-		r := rel[v.Key()]
-		if r == nil {
-			return nil, fmt.Errorf("online: no relation for follow-up %s", v.Key())
-		}
+	base, err := newSourceEnv(src.Len(), ext, rel, sc, func(key string, r Relation) error {
 		if _, ok := r.(BoxRelation); !ok {
-			return nil, fmt.Errorf("online: the relation of follow-up %s cannot transform bounding boxes", v.Key())
+			return fmt.Errorf("online: the relation of follow-up %s cannot transform bounding boxes", key)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if src.Len() == 0 {
-		return nil, fmt.Errorf("online: the data set is empty")
-	}
-	return &DetectionEnv{src: src, ext: ext, det: det, rel: rel, cur: -1}, nil
-}
-
-// Len implements Env.
-func (e *DetectionEnv) Len() int { return e.src.Len() }
-
-// Dim implements Env.
-func (e *DetectionEnv) Dim() int {
-	if e.ext == nil {
-		return 0
-	}
-	return e.ext.Dim()
+	return &DetectionEnv{sourceEnv: base, src: src, det: det}, nil
 }
 
 func (e *DetectionEnv) load(i int) error {
-	if e.haveCur && e.cur == i {
+	if e.cur == i {
 		return nil
 	}
 	c, err := e.src.Case(i)
 	if err != nil {
 		return fmt.Errorf("image %d: %w", i, err)
 	}
-	e.cur, e.c, e.gt, e.srcDets, e.feats, e.haveCur = i, c, groundTruth(c.Annotations), nil, nil, true
+	e.c, e.gt, e.srcDets = c, groundTruth(c.Annotations), nil
+	e.setCurrent(i)
 	return nil
 }
 
@@ -178,17 +161,7 @@ func (e *DetectionEnv) Context(_ context.Context, image int) ([]float32, error) 
 	if err := e.load(image); err != nil {
 		return nil, err
 	}
-	if e.ext == nil {
-		return []float32{}, nil
-	}
-	if e.feats == nil {
-		f, err := featuresOf(e.ext, e.c.Image, image, e.ext.Dim())
-		if err != nil {
-			return nil, err
-		}
-		e.feats = f
-	}
-	return e.feats, nil
+	return e.features(e.c.Image)
 }
 
 // Evaluate implements Env: detect on the source (once per image) and on
@@ -197,9 +170,9 @@ func (e *DetectionEnv) Evaluate(_ context.Context, image int, v Variant) (Outcom
 	if err := e.load(image); err != nil {
 		return Outcome{}, err
 	}
-	r := e.rel[v.Key()]
-	if r == nil {
-		return Outcome{}, fmt.Errorf("no relation for follow-up %s", v.Key())
+	r, err := e.relation(v)
+	if err != nil {
+		return Outcome{}, err
 	}
 	if e.srcDets == nil {
 		d, err := e.det.Detector.Detect(e.c.Image)

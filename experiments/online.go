@@ -36,53 +36,35 @@ type Extractor interface {
 // source image, the verdict from classifying the source and the follow-up
 // together (violation iff their top-1 classes differ).
 type OnlineEnv struct {
+	sourceEnv
 	src Source
-	ext Extractor
 	sut Classifier
-	rel map[string]Relation
 
-	cur     int
-	img     rgb.Image
-	label   int
-	feats   []float32
-	haveImg bool
+	img   rgb.Image
+	label int
 }
 
 // NewOnlineEnv returns an Env over src. rel maps every follow-up key of the
 // scenario (Variant.Key) to its relation; ext may be nil for runs without
 // context (Dim 0).
 func NewOnlineEnv(src Source, ext Extractor, sut Classifier, rel map[string]Relation, sc Scenario) (*OnlineEnv, error) {
-	for _, v := range sc.Variants() {
-		if rel[v.Key()] == nil {
-			return nil, fmt.Errorf("online: no relation for follow-up %s", v.Key())
-		}
+	base, err := newSourceEnv(src.Len(), ext, rel, sc, nil)
+	if err != nil {
+		return nil, err
 	}
-	if src.Len() == 0 {
-		return nil, fmt.Errorf("online: the data set is empty")
-	}
-	return &OnlineEnv{src: src, ext: ext, sut: sut, rel: rel, cur: -1}, nil
-}
-
-// Len implements Env.
-func (e *OnlineEnv) Len() int { return e.src.Len() }
-
-// Dim implements Env.
-func (e *OnlineEnv) Dim() int {
-	if e.ext == nil {
-		return 0
-	}
-	return e.ext.Dim()
+	return &OnlineEnv{sourceEnv: base, src: src, sut: sut}, nil
 }
 
 func (e *OnlineEnv) load(i int) error {
-	if e.haveImg && e.cur == i {
+	if e.cur == i {
 		return nil
 	}
 	img, label, err := e.src.Image(i)
 	if err != nil {
 		return fmt.Errorf("image %d: %w", i, err)
 	}
-	e.cur, e.img, e.label, e.feats, e.haveImg = i, img, label, nil, true
+	e.img, e.label = img, label
+	e.setCurrent(i)
 	return nil
 }
 
@@ -91,30 +73,7 @@ func (e *OnlineEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if err := e.load(image); err != nil {
 		return nil, err
 	}
-	if e.ext == nil {
-		return []float32{}, nil
-	}
-	if e.feats == nil {
-		f, err := featuresOf(e.ext, e.img, image, e.ext.Dim())
-		if err != nil {
-			return nil, err
-		}
-		e.feats = f
-	}
-	return e.feats, nil
-}
-
-// featuresOf extracts the context features of one image (index image in
-// the data set), checking that the extractor returned one row of dim values.
-func featuresOf(ext Extractor, img rgb.Image, image, dim int) ([]float32, error) {
-	f, err := ext.Extract([]rgb.Image{img})
-	if err != nil {
-		return nil, fmt.Errorf("features of image %d: %w", image, err)
-	}
-	if len(f) != 1 || len(f[0]) != dim {
-		return nil, fmt.Errorf("features of image %d: extractor returned %d rows, want 1 of %d values", image, len(f), dim)
-	}
-	return f[0], nil
+	return e.features(e.img)
 }
 
 // Evaluate implements Env: transform, classify source and follow-up in one
@@ -123,9 +82,9 @@ func (e *OnlineEnv) Evaluate(_ context.Context, image int, v Variant) (Outcome, 
 	if err := e.load(image); err != nil {
 		return Outcome{}, err
 	}
-	r := e.rel[v.Key()]
-	if r == nil {
-		return Outcome{}, fmt.Errorf("no relation for follow-up %s", v.Key())
+	r, err := e.relation(v)
+	if err != nil {
+		return Outcome{}, err
 	}
 	follow := r.Apply(e.img)
 	pred, err := e.sut.Classify([]rgb.Image{e.img, follow})

@@ -1,0 +1,92 @@
+package experiments
+
+import (
+	"fmt"
+
+	"github.com/amt-dev/amt/rgb"
+)
+
+// sourceEnv is what OnlineEnv and DetectionEnv share: the data set size,
+// the context extractor, the follow-up relations, and which source image
+// is loaded with its features, computed at most once.
+type sourceEnv struct {
+	n   int
+	ext Extractor
+	rel map[string]Relation
+
+	cur   int // the loaded source image, −1 before the first
+	feats []float32
+}
+
+// newSourceEnv checks that the data set is not empty and that rel has a
+// relation for every follow-up of sc, one that check accepts when check is
+// not nil.
+func newSourceEnv(n int, ext Extractor, rel map[string]Relation, sc Scenario, check func(key string, r Relation) error) (sourceEnv, error) {
+	for _, v := range sc.Variants() {
+		r := rel[v.Key()]
+		if r == nil {
+			return sourceEnv{}, fmt.Errorf("online: no relation for follow-up %s", v.Key())
+		}
+		if check != nil {
+			if err := check(v.Key(), r); err != nil {
+				return sourceEnv{}, err
+			}
+		}
+	}
+	if n == 0 {
+		return sourceEnv{}, fmt.Errorf("online: the data set is empty")
+	}
+	return sourceEnv{n: n, ext: ext, rel: rel, cur: -1}, nil
+}
+
+// Len implements Env.
+func (e *sourceEnv) Len() int { return e.n }
+
+// Dim implements Env.
+func (e *sourceEnv) Dim() int {
+	if e.ext == nil {
+		return 0
+	}
+	return e.ext.Dim()
+}
+
+// setCurrent records that source image i is loaded; its features are yet
+// to be extracted.
+func (e *sourceEnv) setCurrent(i int) { e.cur, e.feats = i, nil }
+
+// features returns the context features of img, the loaded source image.
+func (e *sourceEnv) features(img rgb.Image) ([]float32, error) {
+	if e.ext == nil {
+		return []float32{}, nil
+	}
+	if e.feats == nil {
+		f, err := featuresOf(e.ext, img, e.cur, e.ext.Dim())
+		if err != nil {
+			return nil, err
+		}
+		e.feats = f
+	}
+	return e.feats, nil
+}
+
+// relation returns the relation of follow-up v.
+func (e *sourceEnv) relation(v Variant) (Relation, error) {
+	r := e.rel[v.Key()]
+	if r == nil {
+		return nil, fmt.Errorf("no relation for follow-up %s", v.Key())
+	}
+	return r, nil
+}
+
+// featuresOf extracts the context features of one image (index image in
+// the data set), checking that the extractor returned one row of dim values.
+func featuresOf(ext Extractor, img rgb.Image, image, dim int) ([]float32, error) {
+	f, err := ext.Extract([]rgb.Image{img})
+	if err != nil {
+		return nil, fmt.Errorf("features of image %d: %w", image, err)
+	}
+	if len(f) != 1 || len(f[0]) != dim {
+		return nil, fmt.Errorf("features of image %d: extractor returned %d rows, want 1 of %d values", image, len(f), dim)
+	}
+	return f[0], nil
+}
