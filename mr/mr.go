@@ -86,6 +86,15 @@ func mustValid(name string, src rgb.Image) {
 	}
 }
 
+// scratch returns buf[:n] when buf is long enough (a caller's stack array)
+// and a new zeroed slice of length n otherwise.
+func scratch[T any](buf []T, n int) []T {
+	if n <= len(buf) {
+		return buf[:n]
+	}
+	return make([]T, n)
+}
+
 // Apply implements Relation.
 func (Blur) Apply(src rgb.Image) rgb.Image {
 	mustValid("blur", src)
@@ -98,11 +107,7 @@ func (Blur) Apply(src rgb.Image) rgb.Image {
 	// h → h−2), then horizontal 3-sums of those (column −1 → 1, w → w−2).
 	n := 3 * w
 	var buf [3 * 64]uint16
-	vs := buf[:]
-	if n > len(buf) {
-		vs = make([]uint16, n)
-	}
-	vs = vs[:n]
+	vs := scratch(buf[:], n)
 	for y := 0; y < h; y++ {
 		up := src.Pix[reflect101(y-1, h)*n:][:n]
 		mid := src.Pix[y*n:][:n]

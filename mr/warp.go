@@ -26,8 +26,8 @@ type warpPlan struct {
 
 // newWarpPlan inverts the forward matrix m in double as warpAffine does
 // and fills the column offsets for columns 0..n−1 (n ≥ the image width;
-// columns past it only feed padding lanes). buf is used for the offsets
-// when it holds 2n values.
+// columns past it only feed padding lanes), in buf when it holds 2n
+// values.
 func newWarpPlan(m mat3, n int, buf []int32) warpPlan {
 	d := float64(m[0]*m[4]) - float64(m[1]*m[3])
 	if d != 0 {
@@ -39,10 +39,8 @@ func newWarpPlan(m mat3, n int, buf []int32) warpPlan {
 		i1: i1, i2: float64(-i0*m[2]) - float64(i1*m[5]),
 		i4: i4, i5: float64(-i3*m[2]) - float64(i4*m[5]),
 	}
-	if len(buf) < 2*n {
-		buf = make([]int32, 2*n)
-	}
-	p.adelta, p.bdelta = buf[:n:n], buf[n:2*n]
+	buf = scratch(buf, 2*n)
+	p.adelta, p.bdelta = buf[:n:n], buf[n:]
 	for x := range p.adelta {
 		// OpenCV keeps these in int32.
 		p.adelta[x] = int32(rint(float64(i0*float64(x)) * abScale))

@@ -64,12 +64,7 @@ func warpSIMD(dst, src rgb.Image, m mat3) bool {
 
 	pw := w + 4
 	var pbuf [stackPadded]uint32
-	var padded []uint32
-	if size := pw * (h + 4); size <= len(pbuf) {
-		padded = pbuf[:size]
-	} else {
-		padded = make([]uint32, size)
-	}
+	padded := scratch(pbuf[:], pw*(h+4))
 	for y := 0; y < h; y++ {
 		srow := src.Pix[y*w*3:]
 		prow := padded[(y+2)*pw+2 : (y+2)*pw+2+w]
@@ -84,10 +79,7 @@ func warpSIMD(dst, src rgb.Image, m mat3) bool {
 	}
 
 	var tbuf [3*stackCols + 4]uint8
-	tail := tbuf[:]
-	if len(tail) < 3*n+4 {
-		tail = make([]uint8, 3*n+4)
-	}
+	tail := scratch(tbuf[:], 3*n+4)
 	// Biasing X0 and Y0 by 2·1024 adds 2 to the kernel's source
 	// coordinates (the border offset) and leaves the fractions alone.
 	const bias = 2 << abBits
