@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -13,7 +14,7 @@ func BenchmarkApply(b *testing.B) {
 	rels := []Relation{Blur{}, FlipLR{}, FlipUD{}, Grayscale{}, Invert{}, Rotation{Degrees: 30}, Shear{Degrees: 20}}
 	for _, r := range rels {
 		for _, sz := range [][2]int{{32, 32}, {640, 480}} {
-			src := randomImage(sz[0], sz[1], 3)
+			src := goldentest.RandomImage(sz[0], sz[1], 3)
 			b.Run(fmt.Sprintf("%s/%dx%d", r.Name(), sz[0], sz[1]), func(b *testing.B) {
 				b.SetBytes(int64(len(src.Pix)))
 				for b.Loop() {

@@ -2,22 +2,12 @@ package mr
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/rgb"
 )
-
-// randomImage returns a w×h image of seeded random pixels.
-func randomImage(w, h int, seed uint64) rgb.Image {
-	r := rand.New(rand.NewPCG(seed, 1))
-	im := rgb.New(w, h)
-	for i := range im.Pix {
-		im.Pix[i] = uint8(r.UintN(256))
-	}
-	return im
-}
 
 func mustParse(t testing.TB, spec string) Relation {
 	t.Helper()
@@ -137,7 +127,7 @@ func allRelations() []Relation {
 // degenerate 1-pixel and empty images, keeps the size and the source.
 func TestApplyKeepsSourceAndSize(t *testing.T) {
 	for _, sz := range [][2]int{{0, 0}, {1, 1}, {1, 5}, {5, 1}, {2, 2}, {7, 3}, {33, 17}} {
-		src := randomImage(sz[0], sz[1], 7)
+		src := goldentest.RandomImage(sz[0], sz[1], 7)
 		orig := src.Clone()
 		for _, r := range allRelations() {
 			got := r.Apply(src)
@@ -152,7 +142,7 @@ func TestApplyKeepsSourceAndSize(t *testing.T) {
 }
 
 func TestInvolutions(t *testing.T) {
-	src := randomImage(31, 20, 1)
+	src := goldentest.RandomImage(31, 20, 1)
 	for _, spec := range []string{"fliplr,fliplr", "flipud,flipud", "invert,invert", "rotation:0", "shear:0"} {
 		if got := mustParse(t, spec).Apply(src); !got.Equal(src) {
 			t.Errorf("%s is not the identity", spec)
@@ -183,7 +173,7 @@ func TestInvolutions(t *testing.T) {
 // TestRightAngles: on a square image, rotation by 180 equals both flips and
 // four quarter turns are the identity (the fixed-point warp is exact there).
 func TestRightAngles(t *testing.T) {
-	src := randomImage(32, 32, 2)
+	src := goldentest.RandomImage(32, 32, 2)
 	if a, b := mustParse(t, "rotation:180").Apply(src), mustParse(t, "fliplr,flipud").Apply(src); !a.Equal(b) {
 		t.Errorf("rotation:180 != fliplr,flipud (%d values differ)", countDiff(a.Pix, b.Pix))
 	}
@@ -257,7 +247,7 @@ func TestBoxes(t *testing.T) {
 func TestBlurMatchesReference(t *testing.T) {
 	for w := 1; w <= 9; w++ {
 		for h := 1; h <= 9; h++ {
-			src := randomImage(w, h, uint64(10*w+h))
+			src := goldentest.RandomImage(w, h, uint64(10*w+h))
 			got := Blur{}.Apply(src)
 			for y := 0; y < h; y++ {
 				for x := 0; x < w; x++ {

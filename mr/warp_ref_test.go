@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -32,7 +33,7 @@ func TestWarpMatchesReference(t *testing.T) {
 		if it%50 == 0 {
 			w, h = 200+r.IntN(100), 100+r.IntN(100)
 		}
-		src := randomImage(w, h, uint64(it))
+		src := goldentest.RandomImage(w, h, uint64(it))
 		var m mat3
 		switch it % 4 {
 		case 0:
@@ -66,7 +67,7 @@ func TestWarpMatchesReference(t *testing.T) {
 		}
 	}
 	// A singular matrix maps everything to one point without panicking.
-	src := randomImage(5, 4, 1)
+	src := goldentest.RandomImage(5, 4, 1)
 	singular := mat3{0, 0, 1, 0, 0, 1, 0, 0, 1}
 	for _, impl := range impls {
 		if got, want := impl.warp(src, singular), warpAffineRef(src, singular); !got.Equal(want) {
@@ -173,7 +174,7 @@ func FuzzWarp(f *testing.F) {
 		if w == 0 || h == 0 || w > 80 || h > 80 {
 			return
 		}
-		src := randomImage(int(w), int(h), seed)
+		src := goldentest.RandomImage(int(w), int(h), seed)
 		m := mat3{a, b, c, d, e, g, 0, 0, 1}
 		want := warpAffineRef(src, m)
 		if got := warpAffine(src, m); !got.Equal(want) {

@@ -6,12 +6,12 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
 )
@@ -22,15 +22,6 @@ func tfRun(t testing.TB, args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
 	err := dispatch(context.Background(), &cliEnv{stdout: &out, stderr: &errb}, args)
 	return out.String(), errb.String(), err
-}
-
-func tfNoise(w, h int, seed uint64) rgb.Image {
-	r := rand.New(rand.NewPCG(seed, 3))
-	im := rgb.New(w, h)
-	for i := range im.Pix {
-		im.Pix[i] = uint8(r.UintN(256))
-	}
-	return im
 }
 
 func tfEncodePNG(t testing.TB, im image.Image) []byte {
@@ -67,7 +58,7 @@ func tfReadPNG(t testing.TB, path string) rgb.Image {
 
 func TestTransform(t *testing.T) {
 	dir := t.TempDir()
-	src := tfNoise(33, 20, 1)
+	src := goldentest.RandomImage(33, 20, 1)
 	in := tfWriteFile(t, dir, "in.png", tfEncodePNG(t, src))
 	for _, tc := range []struct {
 		args []string
@@ -116,7 +107,7 @@ func TestTransform(t *testing.T) {
 
 func TestTransformErrors(t *testing.T) {
 	dir := t.TempDir()
-	in := tfWriteFile(t, dir, "in.png", tfEncodePNG(t, tfNoise(4, 4, 2)))
+	in := tfWriteFile(t, dir, "in.png", tfEncodePNG(t, goldentest.RandomImage(4, 4, 2)))
 	bad := tfWriteFile(t, dir, "bad.png", []byte("not an image"))
 	out := filepath.Join(dir, "out.png")
 	for _, tc := range []struct {
@@ -162,7 +153,7 @@ func TestTransformErrors(t *testing.T) {
 // image bytes) makes the transform command panic; when it succeeds, the
 // output is a PNG of the input's size.
 func FuzzTransform(f *testing.F) {
-	png4 := tfEncodePNG(f, tfNoise(4, 3, 3))
+	png4 := tfEncodePNG(f, goldentest.RandomImage(4, 3, 3))
 	f.Add("rotation:30,invert", "", "", png4)
 	f.Add("rotation", "30", "", png4)
 	f.Add("shear", "-45", "", png4)

@@ -1,6 +1,7 @@
 // Package goldentest reads the golden reference files in shared/golden
 // (raw float32 arrays, CSV tables, PNG images, the detection images.json)
-// for the tests of amt's packages. Every reader fails the test on error.
+// for the tests of amt's packages, and makes seeded random test images.
+// Every reader fails the test on error.
 package goldentest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"encoding/json"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -152,6 +154,17 @@ func ReadImages(t testing.TB, dir string) Images {
 	var im Images
 	if err := json.Unmarshal(b, &im); err != nil {
 		t.Fatalf("images.json: %v", err)
+	}
+	return im
+}
+
+// RandomImage returns a w×h image of seeded random pixels, the same for
+// the same arguments.
+func RandomImage(w, h int, seed uint64) rgb.Image {
+	r := rand.New(rand.NewPCG(seed, 1))
+	im := rgb.New(w, h)
+	for i := range im.Pix {
+		im.Pix[i] = uint8(r.UintN(256))
 	}
 	return im
 }

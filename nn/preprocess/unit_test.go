@@ -2,26 +2,17 @@ package preprocess
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/rgb"
 )
-
-func randomImage(w, h int, seed uint64) rgb.Image {
-	r := rand.New(rand.NewPCG(seed, 2))
-	im := rgb.New(w, h)
-	for i := range im.Pix {
-		im.Pix[i] = uint8(r.UintN(256))
-	}
-	return im
-}
 
 // TestResizeInvariants: sizes, identity, flat images stay flat, and the
 // filter's weights sum to 1 (2^22) so no value leaves the input range.
 func TestResizeInvariants(t *testing.T) {
-	src := randomImage(37, 23, 1)
+	src := goldentest.RandomImage(37, 23, 1)
 	orig := src.Clone()
 	for _, sz := range [][2]int{{37, 23}, {1, 1}, {224, 224}, {37, 5}, {3, 23}, {100, 7}, {19, 60}} {
 		got := Resize(src, sz[0], sz[1])
@@ -63,7 +54,7 @@ func TestResizeInvariants(t *testing.T) {
 
 // TestResizeAxesSeparable: resizing only one axis touches only that axis.
 func TestResizeAxesSeparable(t *testing.T) {
-	src := randomImage(20, 10, 3)
+	src := goldentest.RandomImage(20, 10, 3)
 	a := Resize(src, 20, 30) // vertical pass only
 	for x := 0; x < 20; x++ {
 		col := rgb.New(1, 10)
@@ -172,7 +163,7 @@ func TestLetterboxGeometry(t *testing.T) {
 	if _, err := LetterboxGeometry(5, 5, 0); err == nil {
 		t.Error("size 0 accepted")
 	}
-	src := randomImage(30, 20, 4)
+	src := goldentest.RandomImage(30, 20, 4)
 	dst := make([]float32, 3*16*16)
 	g, err := Letterbox(dst, src, 16)
 	if err != nil {
@@ -213,7 +204,7 @@ func BenchmarkResize(b *testing.B) {
 		{"32x32to224x224", 32, 32, 224, 224},
 		{"640x480to416x312", 640, 480, 416, 312},
 	} {
-		src := randomImage(tc.w, tc.h, 5)
+		src := goldentest.RandomImage(tc.w, tc.h, 5)
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				Resize(src, tc.ow, tc.oh)
@@ -223,7 +214,7 @@ func BenchmarkResize(b *testing.B) {
 }
 
 func BenchmarkClassifier224(b *testing.B) {
-	src := randomImage(32, 32, 6)
+	src := goldentest.RandomImage(32, 32, 6)
 	c := Classifier{W: 224, H: 224, Norm: ImageNet()}
 	dst := make([]float32, c.Len())
 	for b.Loop() {
@@ -234,7 +225,7 @@ func BenchmarkClassifier224(b *testing.B) {
 }
 
 func BenchmarkLetterbox(b *testing.B) {
-	src := randomImage(640, 480, 7)
+	src := goldentest.RandomImage(640, 480, 7)
 	dst := make([]float32, 3*416*416)
 	for b.Loop() {
 		if _, err := Letterbox(dst, src, 416); err != nil {
