@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,23 +19,8 @@ func runPlot(t *testing.T, args ...string) (string, string, error) {
 // tinyResults copies the plots package's hand-made experiment folder.
 func tinyResults(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "plots", "testdata", "tiny")
 	dst := filepath.Join(t.TempDir(), "tiny")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "plots", "testdata", "tiny"))); err != nil {
 		t.Fatal(err)
 	}
 	return dst
