@@ -15,16 +15,7 @@ import (
 func runConvAddCase(t *testing.T, r *rand.Rand, c convCase, strat strategy, inPlace bool) string {
 	t.Helper()
 	s := c.s
-	w := randSlice(r, s.OutC*s.InC/s.Groups*s.KH*s.KW)
-	var bias []float32
-	if c.bias {
-		bias = randSlice(r, s.OutC)
-	}
-	conv, err := newConv(s, w, bias, c.act, strat)
-	if err != nil {
-		t.Fatalf("%+v: %v", s, err)
-	}
-	src := randSlice(r, c.n*s.InC*s.InH*s.InW)
+	conv, w, bias, src := newRandConv(t, r, c, strat)
 	osz := s.OutC * s.OutH() * s.OutW()
 	res := randSlice(r, c.n*osz)
 	resCopy := slices.Clone(res)

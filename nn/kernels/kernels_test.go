@@ -200,16 +200,7 @@ func runConvCase(t *testing.T, r *rand.Rand, c convCase) *Conv {
 func runConvStrategy(t *testing.T, r *rand.Rand, c convCase, strat strategy) *Conv {
 	t.Helper()
 	s := c.s
-	w := randSlice(r, s.OutC*s.InC/s.Groups*s.KH*s.KW)
-	var bias []float32
-	if c.bias {
-		bias = randSlice(r, s.OutC)
-	}
-	conv, err := newConv(s, w, bias, c.act, strat)
-	if err != nil {
-		t.Fatalf("%+v: %v", s, err)
-	}
-	src := randSlice(r, c.n*s.InC*s.InH*s.InW)
+	conv, w, bias, src := newRandConv(t, r, c, strat)
 	osz := s.OutC * s.OutH() * s.OutW()
 	dst := randSlice(r, c.n*osz+5) // trailing values must stay untouched
 	tail := slices.Clone(dst[c.n*osz:])
@@ -221,6 +212,22 @@ func runConvStrategy(t *testing.T, r *rand.Rand, c convCase, strat strategy) *Co
 		t.Errorf("%s: wrote past the output", name)
 	}
 	return conv
+}
+
+// newRandConv draws the weights, the bias (when c.bias) and the input of
+// case c and builds its convolution with strategy strat.
+func newRandConv(t *testing.T, r *rand.Rand, c convCase, strat strategy) (conv *Conv, w, bias, src []float32) {
+	t.Helper()
+	s := c.s
+	w = randSlice(r, s.OutC*s.InC/s.Groups*s.KH*s.KW)
+	if c.bias {
+		bias = randSlice(r, s.OutC)
+	}
+	conv, err := newConv(s, w, bias, c.act, strat)
+	if err != nil {
+		t.Fatalf("%+v: %v", s, err)
+	}
+	return conv, w, bias, randSlice(r, c.n*s.InC*s.InH*s.InW)
 }
 
 // randConvShape draws a valid convolution shape from the edge sizes.
