@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -1396,24 +1395,7 @@ func (b *builder) residualAdd(out string, shape []int) (int, *value) {
 }
 
 // forEachChunk splits [0, n) over up to GOMAXPROCS goroutines.
-func forEachChunk(n int, f func(i0, i1 int)) {
-	w := min(runtime.GOMAXPROCS(0), n)
-	if w <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + w - 1) / w
-	for i0 := 0; i0 < n; i0 += chunk {
-		i1 := min(i0+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(i0, i1)
-		}()
-	}
-	wg.Wait()
-}
+func forEachChunk(n int, f func(i0, i1 int)) { kernels.ParallelFor(n, runtime.GOMAXPROCS(0), f) }
 
 // bnParams returns the per-channel scale and shift of a BatchNormalization
 // node whose parameters are constants, checking its attributes.

@@ -464,3 +464,34 @@ func TestKernelEpilogue(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelFor: the chunks cover [0, n) exactly once, none is empty and
+// there are at most w of them.
+func TestParallelFor(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for w := 1; w <= 6; w++ {
+			var mu sync.Mutex
+			seen := make([]int, n)
+			chunks := 0
+			ParallelFor(n, w, func(i0, i1 int) {
+				mu.Lock()
+				defer mu.Unlock()
+				chunks++
+				if i0 >= i1 && n > 0 {
+					t.Errorf("n=%d w=%d: empty chunk [%d, %d)", n, w, i0, i1)
+				}
+				for i := i0; i < i1; i++ {
+					seen[i]++
+				}
+			})
+			if chunks > max(w, 1) {
+				t.Errorf("n=%d w=%d: %d chunks", n, w, chunks)
+			}
+			for i, c := range seen {
+				if c != 1 {
+					t.Errorf("n=%d w=%d: index %d covered %d times", n, w, i, c)
+				}
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package kernels
 import (
 	"math"
 	"runtime"
-	"sync"
 )
 
 // This file keeps the package's first, straightforward implementation
@@ -62,22 +61,11 @@ func naiveGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 }
 
 func naiveParallelRows(m, cost int, f func(i0, i1 int)) {
-	workers := min(runtime.GOMAXPROCS(0), m)
-	if workers <= 1 || m*cost < 1<<15 {
+	if m*cost < 1<<15 {
 		f(0, m)
 		return
 	}
-	var wg sync.WaitGroup
-	chunk := (m + workers - 1) / workers
-	for i0 := 0; i0 < m; i0 += chunk {
-		i1 := min(i0+chunk, m)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(i0, i1)
-		}()
-	}
-	wg.Wait()
+	ParallelFor(m, runtime.GOMAXPROCS(0), f)
 }
 
 // naiveConv is the original Conv.Forward: im2col then naiveGemm per group.

@@ -75,7 +75,7 @@ func MaxPool(dst, src []float32, planes int, s PoolShape) {
 		maxPoolPlanes(dst, src, s, 0, planes)
 		return
 	}
-	parallelFor(planes, w, func(p0, p1 int) { maxPoolPlanes(dst, src, s, p0, p1) })
+	ParallelFor(planes, w, func(p0, p1 int) { maxPoolPlanes(dst, src, s, p0, p1) })
 }
 
 // maxPoolPlanes pools planes [p0, p1).
@@ -192,28 +192,5 @@ func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
 		for x := 0; x < s.OutW; x++ {
 			edge(y, x)
 		}
-	}
-}
-
-// parallelFor runs f over [0, n) split into w contiguous chunks, the first
-// on the calling goroutine.
-func parallelFor(n, w int, f func(i0, i1 int)) {
-	w = min(w, n)
-	if w <= 1 {
-		f(0, n)
-		return
-	}
-	done := make(chan struct{}, w-1)
-	chunk := (n + w - 1) / w
-	for t := 1; t < w; t++ {
-		i0, i1 := min(t*chunk, n), min((t+1)*chunk, n)
-		go func() {
-			f(i0, i1)
-			done <- struct{}{}
-		}()
-	}
-	f(0, min(chunk, n))
-	for t := 1; t < w; t++ {
-		<-done
 	}
 }

@@ -106,7 +106,7 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	if w <= 1 {
 		c.winogradInput(v, pad, 0, s.InC)
 	} else {
-		parallelFor(s.InC, w, func(c0, c1 int) { c.winogradInput(v, pad, c0, c1) })
+		ParallelFor(s.InC, w, func(c0, c1 int) { c.winogradInput(v, pad, c0, c1) })
 	}
 	// 16 GEMMs: M_ξ = U_ξ · V_ξ.
 	per := packedASize(c.m, c.k)
@@ -120,7 +120,7 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	if w <= 1 {
 		c.winogradOutput(dst, mm, res, 0, s.OutC)
 	} else {
-		parallelFor(s.OutC, w, func(o0, o1 int) { c.winogradOutput(dst, mm, res, o0, o1) })
+		ParallelFor(s.OutC, w, func(o0, o1 int) { c.winogradOutput(dst, mm, res, o0, o1) })
 	}
 	call.g, call.mat = gemmOp{}, matrixB{}
 }
