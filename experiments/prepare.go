@@ -308,23 +308,15 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return err
 		}
 	case "online":
+		// The system under test first, then the extractor.
+		var det Detector
+		var cls Classifier
+		var err error
 		if cfg.CaseStudy == "detection" {
-			det, err := e.newDetector()
-			if err != nil {
-				return err
-			}
-			var ext Extractor
-			if e.newExt != nil {
-				if ext, err = e.newExt(); err != nil {
-					return err
-				}
-			}
-			if env, err = NewDetectionEnv(limitedCases{CaseSource: e.cases, n: e.Source.Len()}, ext, Detection{Detector: det, Oracle: e.oracle()}, e.Relations, sc); err != nil {
-				return err
-			}
-			break
+			det, err = e.newDetector()
+		} else {
+			cls, err = e.newClassifier()
 		}
-		cls, err := e.newClassifier()
 		if err != nil {
 			return err
 		}
@@ -334,7 +326,12 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 				return err
 			}
 		}
-		if env, err = NewOnlineEnv(e.Source, ext, cls, e.Relations, sc); err != nil {
+		if cfg.CaseStudy == "detection" {
+			env, err = NewDetectionEnv(limitedCases{CaseSource: e.cases, n: e.Source.Len()}, ext, Detection{Detector: det, Oracle: e.oracle()}, e.Relations, sc)
+		} else {
+			env, err = NewOnlineEnv(e.Source, ext, cls, e.Relations, sc)
+		}
+		if err != nil {
 			return err
 		}
 	default:
