@@ -410,6 +410,7 @@ func TestLoadErrors(t *testing.T) {
 		{"3-D conv", ot.Model{Opset: 11, Nodes: []ot.Node{{Name: "bad_node", Op: "Conv", In: []string{"x", "w"}, Out: []string{"y"}}},
 			Inits:  []ot.Tensor{ot.F32("w", []int64{1, 1, 1, 1, 1}, 1)},
 			Inputs: []ot.Value{{Name: "x", Dims: []any{1, 1, 2, 2, 2}}}, Outputs: []ot.Value{{Name: "y"}}}, []string{"only 2-D convolution"}},
+		{"clip bound not a scalar", base(ot.Node{Op: "Clip", In: []string{"x", "lo"}}, ot.F32("lo", []int64{2}, 0, 1)), []string{`node "bad_node" (Clip`, "input 1 (min) has 2 values, want a scalar"}},
 		{"missing input", base(ot.Node{Op: "Add", In: []string{"x", "nowhere"}}), []string{`input "nowhere" is not produced`}},
 		{"dynamic spatial dim", ot.Model{Opset: 11, Nodes: []ot.Node{{Name: "n", Op: "Relu", In: []string{"x"}, Out: []string{"y"}}},
 			Inputs: []ot.Value{{Name: "x", Dims: []any{"N", "H"}}}, Outputs: []ot.Value{{Name: "y"}}}, []string{`dimension 1 ("H") is dynamic`}},
