@@ -163,7 +163,7 @@ func (b *builder) compileNode(i int) (err error) {
 	}
 	def, ok := opTable[n.op]
 	if !ok {
-		fail("unsupported operator %s", n.op)
+		fail("unsupported operator %s", n.op) // reported for all nodes at load time (checkOps)
 	}
 	a := newAttrs(n)
 	outs := def.build(b, a, ins)

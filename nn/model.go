@@ -24,16 +24,12 @@
 // tag needs cgo, the CUDA toolkit and cuDNN (gorgonia.org/cu) and would not
 // move these custom ops to the GPU.
 //
-// Supported operators (default domain; the model's opset is honoured where
-// attributes became inputs): Abs, Add, AveragePool, BatchNormalization, Cast,
-// Ceil, Clip, Concat, Constant, ConstantOfShape, Conv, Div, Dropout, Elu,
-// Exp, Expand, Flatten, Floor, Gather, Gemm, GlobalAveragePool,
-// GlobalMaxPool, HardSigmoid, Identity, LeakyRelu, Log, MatMul, MaxPool,
-// Mul, Neg, Pad, Pow, Range, Reciprocal, ReduceMean, Relu, Reshape, Resize,
-// Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh,
-// Transpose, Unsqueeze, Upsample. Anything else, or an attribute value
-// outside what is implemented, is a load-time error naming the operator,
-// the node and the attribute.
+// The supported operators (default domain; the model's opset is honoured
+// where attributes became inputs) are those SupportedOps lists; each has one
+// entry in the operator table (ops.go) and its code in the file of its
+// family. A model using other operators fails to load with one error
+// listing them all; an attribute value outside what is implemented is a
+// load-time error naming the operator, the node and the attribute.
 package nn
 
 import (
@@ -96,6 +92,7 @@ type program struct {
 // onode is one ONNX node as the engine sees it.
 type onode struct {
 	name, op        string
+	domain          string // "" or "ai.onnx" for the default domain
 	inputs, outputs []string
 	attrs           map[string]any
 	emptyAttrs      map[string][]int64
@@ -282,19 +279,19 @@ func newProgram(b []byte, name string) (*program, error) {
 		if op.op.Name != n.OpType || !slices.Equal(op.outputs, n.Outputs) {
 			return nil, fmt.Errorf("node %d (%q): onnx-go reported %s → %v, the file has %s → %v", i, n.Name, op.op.Name, op.outputs, n.OpType, n.Outputs)
 		}
-		if n.Domain != "" && n.Domain != "ai.onnx" {
-			return nil, fmt.Errorf("node %q (%s): operator domain %q is not supported", n.Name, n.OpType, n.Domain)
-		}
 		name := n.Name
 		if name == "" {
 			name = fmt.Sprintf("#%d", i)
 		}
-		p.nodes = append(p.nodes, onode{name: name, op: n.OpType, inputs: n.Inputs, outputs: n.Outputs, attrs: op.op.Attributes, emptyAttrs: n.EmptyAttrs})
+		p.nodes = append(p.nodes, onode{name: name, op: n.OpType, domain: n.Domain, inputs: n.Inputs, outputs: n.Outputs, attrs: op.op.Attributes, emptyAttrs: n.EmptyAttrs})
 		for _, in := range n.Inputs {
 			if in != "" && !slices.Contains(p.consumers[in], i) {
 				p.consumers[in] = append(p.consumers[in], i)
 			}
 		}
+	}
+	if err := checkOps(p.nodes); err != nil {
+		return nil, err
 	}
 	isInit := map[string]bool{}
 	for _, name := range g.Initializers {

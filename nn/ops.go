@@ -1,6 +1,13 @@
 package nn
 
-import "github.com/amt-dev/amt/nn/kernels"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/amt-dev/amt/nn/kernels"
+)
 
 // opDef is what the engine knows about one ONNX operator type (default
 // domain). Adding an operator means writing its build function (and, where
@@ -104,4 +111,52 @@ func init() {
 		// Reductions (reduce.go).
 		"ReduceMean": {build: one(reduceMeanOp)},
 	}
+}
+
+// SupportedOps returns the ONNX operator types (default domain) the engine
+// implements, sorted. An operator's attributes and inputs may still hold
+// values it does not implement; loading such a model fails naming them.
+func SupportedOps() []string { return slices.Sorted(maps.Keys(opTable)) }
+
+// checkOps returns an error listing every operator of nodes the engine does
+// not implement, each once, in order of first use, with its first node and
+// the number of nodes using it; nil if there is none.
+func checkOps(nodes []onode) error {
+	type use struct {
+		op    string // with its domain when not the default one
+		first string // name of the first node
+		count int
+	}
+	var uses []*use
+	byOp := map[string]*use{}
+	for _, n := range nodes {
+		op := n.op
+		if n.domain != "" && n.domain != "ai.onnx" {
+			op = fmt.Sprintf("%s in domain %q", n.op, n.domain)
+		} else if _, ok := opTable[n.op]; ok {
+			continue
+		}
+		u := byOp[op]
+		if u == nil {
+			u = &use{op: op, first: n.name}
+			byOp[op] = u
+			uses = append(uses, u)
+		}
+		u.count++
+	}
+	if len(uses) == 0 {
+		return nil
+	}
+	parts := make([]string, len(uses))
+	for k, u := range uses {
+		parts[k] = fmt.Sprintf("%s (node %q", u.op, u.first)
+		if u.count > 1 {
+			parts[k] += fmt.Sprintf(" and %d more", u.count-1)
+		}
+		parts[k] += ")"
+	}
+	if len(uses) == 1 {
+		return fmt.Errorf("unsupported operator %s", parts[0])
+	}
+	return fmt.Errorf("%d unsupported operators: %s", len(uses), strings.Join(parts, ", "))
 }

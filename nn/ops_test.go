@@ -357,6 +357,33 @@ func TestOperators(t *testing.T) {
 	}
 }
 
+// TestSupportedOps checks the list of operators against the table and the
+// load-time check.
+func TestSupportedOps(t *testing.T) {
+	ops := SupportedOps()
+	if !slices.IsSorted(ops) || len(slices.Compact(slices.Clone(ops))) != len(ops) {
+		t.Errorf("SupportedOps() = %v: not sorted or not unique", ops)
+	}
+	if len(ops) != len(opTable) {
+		t.Errorf("SupportedOps() has %d operators, the table %d", len(ops), len(opTable))
+	}
+	var nodes []onode
+	for _, op := range ops {
+		if opTable[op].build == nil {
+			t.Errorf("%s has no build function", op)
+		}
+		nodes = append(nodes, onode{name: "n_" + op, op: op})
+	}
+	if err := checkOps(nodes); err != nil {
+		t.Errorf("checkOps rejects a supported operator: %v", err)
+	}
+	for _, op := range []string{"Conv", "Relu", "Resize"} {
+		if !slices.Contains(ops, op) {
+			t.Errorf("SupportedOps() lacks %s", op)
+		}
+	}
+}
+
 // TestSplit checks Split with explicit sizes at opsets 11 (attribute) and
 // 13 (input).
 func TestSplit(t *testing.T) {
@@ -400,7 +427,17 @@ func TestLoadErrors(t *testing.T) {
 		m    ot.Model
 		want []string
 	}{
-		{"unknown op", base(ot.Node{Op: "FancyOp"}), []string{`node "bad_node"`, "unsupported operator FancyOp"}},
+		{"unknown op", base(ot.Node{Op: "FancyOp"}), []string{`unsupported operator FancyOp (node "bad_node")`}},
+		{"unknown ops", ot.Model{Opset: 13,
+			Nodes: []ot.Node{
+				{Name: "a", Op: "Gelu", In: []string{"x"}, Out: []string{"h1"}},
+				{Name: "b", Op: "Relu", In: []string{"h1"}, Out: []string{"h2"}},
+				{Name: "c", Op: "FusedConv", Domain: "com.microsoft", In: []string{"h2"}, Out: []string{"h3"}},
+				{Name: "d", Op: "LayerNormalization", In: []string{"h3"}, Out: []string{"h4"}},
+				{Name: "e", Op: "Gelu", In: []string{"h4"}, Out: []string{"y"}},
+			},
+			Inputs: []ot.Value{{Name: "x", Dims: []any{"N", 4}}}, Outputs: []ot.Value{{Name: "y"}}},
+			[]string{`3 unsupported operators: Gelu (node "a" and 1 more), FusedConv in domain "com.microsoft" (node "c"), LayerNormalization (node "d")`}},
 		{"unknown attribute", base(ot.Node{Op: "Relu", Attrs: []ot.Attr{ot.Int("fancy", 1)}}), []string{`node "bad_node" (Relu`, `unsupported attribute "fancy"`}},
 		{"pad wrap", base(ot.Node{Op: "Pad", In: []string{"x", "p"}, Attrs: []ot.Attr{ot.String("mode", "wrap")}}, ot.I64("p", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1)), []string{`"mode" = "wrap"`}},
 		{"resize cubic", base(ot.Node{Op: "Resize", In: []string{"x", "", "s"}, Attrs: []ot.Attr{ot.String("mode", "cubic")}}, ot.F32("s", []int64{4}, 1, 1, 2, 2)), []string{`"mode" = "cubic"`}},

@@ -22,6 +22,7 @@ type Model struct {
 // Node is a graph node.
 type Node struct {
 	Name, Op string
+	Domain   string // operator domain; "" for the default one
 	In, Out  []string
 	Attrs    []Attr
 }
@@ -112,6 +113,9 @@ func (n Node) bytes() []byte {
 	b = str(b, 4, n.Op)
 	for _, a := range n.Attrs {
 		b = msg(b, 5, a.bytes())
+	}
+	if n.Domain != "" {
+		b = str(b, 7, n.Domain)
 	}
 	return b
 }
