@@ -40,6 +40,13 @@ func floor(x float32) float32      { return float32(math.Floor(float64(x))) }
 func ceil(x float32) float32       { return float32(math.Ceil(float64(x))) }
 func reciprocal(x float32) float32 { return 1 / x }
 
+// hardSwish is HardSwish (opset 14): x·HardSigmoid(x) with alpha = 1/6 and
+// beta = 1/2, the function body the ONNX specification defines it by.
+func hardSwish(x float32) float32 {
+	const alpha, beta = float32(1.0 / 6), float32(0.5)
+	return x * max(0, min(1, alpha*x+beta))
+}
+
 // unaryOp applies f to every element of x; ints: an integer constant is
 // folded (through float32), otherwise it is an error.
 func (b *builder) unaryOp(x *value, f func(float32) float32, ints bool) *value {

@@ -59,6 +59,7 @@ func init() {
 		"Exp":         {build: unary(exp), perImage: batchedFirst},
 		"Floor":       {build: unary(floor), perImage: batchedFirst},
 		"HardSigmoid": {build: one(hardSigmoidOp), perImage: batchedFirst},
+		"HardSwish":   {build: unary(hardSwish), perImage: batchedFirst},
 		"LeakyRelu":   {build: one(leakyReluOp), perImage: batchedFirst, act: leakyReluAct},
 		"Log":         {build: unary(ln), perImage: batchedFirst},
 		"Mul":         {build: binop(mul[float32], mul[int64]), perImage: broadcastPerImage},

