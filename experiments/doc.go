@@ -90,7 +90,12 @@
 // LoadConfig reads an experiment YAML file strictly: unknown keys (with a
 // suggestion), missing keys, values of the wrong type or out of range,
 // unknown agents or agent options, unknown relations and missing files are
-// errors naming the file, the line and the key. Prepare then opens the
+// errors naming the file, the line and the key. action_set names one of
+// package mr's built-in scenarios (mr.Builtin) or defines one: a name, a
+// reward (an objective of package scenario: unit, or halving for flat
+// arms) and arms of a registered relation each, with parameters as a grid
+// (START:STOP:STEP without 0, or a list) in the relation's unit; package
+// mr checks them against its registry. Prepare then opens the
 // data, loads the models and checks the classifier's input size, all before
 // any long work. The configurations shipped beside this file reproduce the
 // paper's research questions and hold the comparison and ablation studies;

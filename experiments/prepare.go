@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 	"github.com/amt-dev/amt/sut"
 )
 
@@ -32,7 +32,7 @@ type Experiment struct {
 	// hierarchical set's 59 (a superset of every built-in scenario, so the
 	// paper's experiments share one cached sweep) plus any other follow-up
 	// of the configured action set.
-	SweepVariants []Variant
+	SweepVariants []scenario.Variant
 
 	full       Source // the whole data set, whose rows the cache holds
 	cases      CaseSource
@@ -93,11 +93,7 @@ func Prepare(cfg *Config) (*Experiment, error) {
 		return nil, err
 	}
 
-	hier, err := BuiltinScenario("hierarchical")
-	if err != nil {
-		return nil, err
-	}
-	e.SweepVariants = hier.Variants()
+	e.SweepVariants = mr.Hierarchical().Variants()
 	have := map[string]bool{}
 	for _, v := range e.SweepVariants {
 		have[v.Key()] = true
@@ -110,11 +106,7 @@ func Prepare(cfg *Config) (*Experiment, error) {
 	}
 	e.Relations = map[string]Relation{}
 	for _, v := range e.SweepVariants {
-		p := v.Degrees
-		if math.IsNaN(p) {
-			p = 0
-		}
-		r, err := mr.New(v.MR, p)
+		r, err := mr.ForVariant(v)
 		if err != nil {
 			return nil, cfg.errAt("action_set", "%v", err)
 		}

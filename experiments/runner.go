@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // SeedsOptions configures RunSeeds.
@@ -44,7 +45,7 @@ type TimingFile struct {
 // then summary.json and timing.json after the last seed. newAgent makes a
 // fresh agent for a seed. Files are written atomically, so a cancelled
 // call leaves only completed seed logs and no summary.
-func RunSeeds(ctx context.Context, env Env, sc Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
+func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
 	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
 	tf := TimingFile{Agent: o.Agent}
 	if len(o.Seeds) == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/plots/analysis"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // Options controls Render.
@@ -521,7 +522,7 @@ func (b *builder) perDegree() error {
 			t.Header = append(t.Header, "baseline")
 		}
 		for _, d := range analysis.SortedKeys(degs) {
-			row := []string{record.FormatParam(d)}
+			row := []string{scenario.FormatValue(d)}
 			for i := range b.e.Agents {
 				c := agentPts[i][d]
 				row = append(row, pct(rate(c)), fmt.Sprint(c.Count))
