@@ -26,8 +26,8 @@ type Agent struct {
 	dim  int
 	cfg  Config
 	seed uint64
-	main Policy
-	subs []Policy // per arm; nil for arms without a parameter bandit
+	main learner
+	subs []learner // per arm; nil for arms without a parameter bandit
 }
 
 // splitmix derives independent seeds.
@@ -58,16 +58,16 @@ func newAgent(name string, spec scenario.Scenario, dim int, cfg Config, seed uin
 	if dim < 1 {
 		return nil, fmt.Errorf("bandit: context dimension %d, want >= 1", dim)
 	}
-	a := &Agent{name: name, scen: spec, dim: dim, cfg: cfg, seed: seed, subs: make([]Policy, len(spec.Arms))}
+	a := &Agent{name: name, scen: spec, dim: dim, cfg: cfg, seed: seed, subs: make([]learner, len(spec.Arms))}
 	var err error
-	if a.main, err = NewPolicy(name, len(spec.Arms), dim, cfg, splitmix(seed, 0)); err != nil {
+	if a.main, err = newLearner(name, len(spec.Arms), dim, cfg, splitmix(seed, 0)); err != nil {
 		return nil, err
 	}
 	for i, arm := range spec.Arms {
 		if !arm.Hierarchical() {
 			continue
 		}
-		if a.subs[i], err = NewPolicy(name, len(arm.Values), dim, cfg, splitmix(seed, uint64(i+1))); err != nil {
+		if a.subs[i], err = newLearner(name, len(arm.Values), dim, cfg, splitmix(seed, uint64(i+1))); err != nil {
 			return nil, err
 		}
 	}

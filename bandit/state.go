@@ -35,13 +35,6 @@ type stateHeader struct {
 	Seed     uint64
 }
 
-// persistent is implemented by every policy: it writes and reads the
-// policy's learned state (its structure comes from the header).
-type persistent interface {
-	saveState(enc *gob.Encoder) error
-	loadState(dec *gob.Decoder) error
-}
-
 func (a *Agent) header() stateHeader {
 	arms := []int{len(a.scen.Arms)}
 	for i := range a.scen.Arms {
@@ -55,8 +48,8 @@ func (a *Agent) header() stateHeader {
 		Dim: a.dim, Options: a.cfg.Canonical(a.name), Seed: a.seed}
 }
 
-func (a *Agent) policies() []Policy {
-	ps := []Policy{a.main}
+func (a *Agent) policies() []learner {
+	ps := []learner{a.main}
 	for _, s := range a.subs {
 		if s != nil {
 			ps = append(ps, s)
@@ -74,7 +67,7 @@ func (a *Agent) WriteTo(w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("encoding state header: %w", err)
 	}
 	for i, p := range a.policies() {
-		if err := p.(persistent).saveState(enc); err != nil {
+		if err := p.saveState(enc); err != nil {
 			return 0, fmt.Errorf("encoding state of bandit %d: %w", i, err)
 		}
 	}
@@ -150,7 +143,7 @@ func ReadAgent(r io.Reader, spec scenario.Scenario, dim int) (*Agent, error) {
 		return nil, fmt.Errorf("state has arm counts %v (main, then per-arm grids), scenario %q has %v", h.Arms, spec.Name, want)
 	}
 	for i, p := range a.policies() {
-		if err := p.(persistent).loadState(dec); err != nil {
+		if err := p.loadState(dec); err != nil {
 			return nil, fmt.Errorf("reading state of bandit %d: %w", i, err)
 		}
 	}
