@@ -47,7 +47,15 @@
 //
 // # Result files
 //
-// RunSeeds writes, per agent, into results/<experiment>/<agent id>/:
+// Their names and content are package record's (the contract with the
+// plots). Experiment.Sweep and Experiment.Run first write
+// results/<experiment>/run.json (record.Meta: case study, mode, the SUT,
+// feature model and data with their sha256, the image count, the scenario
+// with its arms, variant keys, objective and parameter units, the agents,
+// seeds, passes, iterations and amt's version), so that readers learn what
+// ran without parsing the configuration; Run also copies the configuration
+// to config.yaml. RunSeeds writes, per agent, into
+// results/<experiment>/<agent id>/:
 //
 //   - seed-<n>.jsonl: the run's progress log (record.LogLine, cumulative
 //     counts every log interval and after the last iteration), written when

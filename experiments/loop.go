@@ -84,16 +84,7 @@ type LoopOptions struct {
 type RunResult struct {
 	Run  record.Run
 	Log  []record.LogLine
-	Time Timing
-}
-
-// Timing holds a run's measured wall times.
-type Timing struct {
-	// MeanDecisionUS is the mean time of choose + update in microseconds.
-	MeanDecisionUS float64 `json:"mean_decision_us"`
-	// MeanIterationMS is the mean time of a whole iteration (context,
-	// choose, evaluate, update) in milliseconds.
-	MeanIterationMS float64 `json:"mean_iteration_ms"`
+	Time record.RunTiming
 }
 
 // streamChoice is the PCG sequence number of a run's agent draws, seeded
@@ -208,7 +199,7 @@ func RunLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 	}
 	res.Run = run
 	n := float64(run.Iterations)
-	res.Time = Timing{
+	res.Time = record.RunTiming{
 		MeanDecisionUS:  float64(decision.Microseconds()) / n,
 		MeanIterationMS: float64(iteration.Microseconds()) / 1000 / n,
 	}

@@ -41,6 +41,8 @@ type Experiment struct {
 	newExt     func() (Extractor, error)
 	verdictKey any
 	featureKey any
+	// sha256 of the SUT model, the data and the feature model ("" without one)
+	modelHash, dataHash, featHash string
 }
 
 // limited is a Source restricted to its first n cases.
@@ -157,6 +159,7 @@ func Prepare(cfg *Config) (*Experiment, error) {
 			return nil, err
 		}
 	}
+	e.modelHash, e.dataHash, e.featHash = modelHash, dataHash, featModelHash
 	e.featureKey = struct {
 		Version            int
 		Data, Format, Kind string
@@ -270,10 +273,42 @@ func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, 
 	if err != nil {
 		return nil, err
 	}
-	if err := t.WriteCSV(filepath.Join(e.Config.Output, "sweep.csv"), e.Config.Scenario.Variants()); err != nil {
+	if err := e.writeMeta(); err != nil {
+		return nil, err
+	}
+	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsFile), e.Config.Scenario.Variants()); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// Meta returns the experiment's run metadata (run.json).
+func (e *Experiment) Meta() record.Meta {
+	cfg := e.Config
+	m := record.Meta{
+		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
+		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
+		Features: record.FeaturesMeta{Kind: cfg.Features.Kind},
+		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.Source.Len()},
+		Scenario: record.DescribeScenario(cfg.Scenario),
+		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
+		Version: record.Version(),
+	}
+	if m.Iterations == 0 {
+		m.Iterations = cfg.Passes * e.Source.Len()
+	}
+	if cfg.Features.Model != "" {
+		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
+	}
+	for _, a := range cfg.Agents {
+		m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+	}
+	return m
+}
+
+// writeMeta writes the experiment's run.json into its results folder.
+func (e *Experiment) writeMeta() error {
+	return record.WriteMeta(filepath.Join(e.Config.Output, record.MetaFile), e.Meta())
 }
 
 // Run runs every agent of the experiment over every seed (online or
@@ -329,8 +364,11 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	default:
 		return cfg.errAt("mode", "unknown mode %q", cfg.Mode)
 	}
+	if err := e.writeMeta(); err != nil {
+		return err
+	}
 	if b, err := os.ReadFile(cfg.File); err == nil {
-		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, "config.yaml"), b); err != nil {
+		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, record.ConfigFile), b); err != nil {
 			return err
 		}
 	}
