@@ -63,6 +63,9 @@ func Relations() []Info {
 		{Name: "shear", Summary: "skimage shear about the centre (y also scaled by cos), bilinear, black border",
 			Param: angle(MaxShear), Paper: true, Grid: steps(-45, 45, 5),
 			New: func(d float64) (Relation, error) { s := Shear{Degrees: d}; return s, s.Validate() }},
+		{Name: "brightness", Summary: "add DELTA to every channel value, saturating at 0 and 255; boxes unchanged",
+			Param: scenario.Param{Name: "delta", Unit: "levels", Symbol: "DELTA", Min: -MaxBrightness, Max: MaxBrightness, Scale: 10},
+			New:   func(d float64) (Relation, error) { b := Brightness{Delta: d}; return b, b.Validate() }},
 	}
 }
 
