@@ -103,7 +103,7 @@ var (
 	optGammaScale = floatOption("gamma-scale", "squarecb: γ = gamma-scale · t^gamma-exponent", "10", 0, 1e12, false, func(c *Config) *float64 { return &c.GammaScale })
 	optGammaExp   = floatOption("gamma-exponent", "squarecb: the exponent of t in γ", "0.5", 0, 10, false, func(c *Config) *float64 { return &c.GammaExp })
 	optBags       = intOption("bags", "bootstrap-ts: number of bags", "4", 1, 1024, func(c *Config) *int { return &c.Bags })
-	optAlpha      = floatOption("alpha", "linucb: width multiplier α of the confidence bound", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.Alpha })
+	optAlpha      = floatOption("alpha", "linucb, ucb1: width multiplier α of the confidence bound", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.Alpha })
 	optV          = floatOption("v", "lints: posterior scale v", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.V })
 	optSamples    = intOption("samples", "lints: Monte Carlo draws for the probabilities", "100", 1, 1000000, func(c *Config) *int { return &c.Samples })
 	optRound      = Option{Key: "round", Doc: "pass probabilities and costs rounded to 2 decimals to learning, as the original tool did", Want: "true or false", Default: "false",
@@ -183,6 +183,9 @@ var agents = []AgentInfo{
 		new: func(k, dim int, cfg Config, seed uint64) (learner, error) {
 			return newLinPolicy(true, k, dim, cfg, seed), nil
 		}},
+	{Name: "ucb1", Doc: "UCB1 on range-normalised costs, ignoring the context (a non-contextual baseline)",
+		Options: []Option{optAlpha, optRound},
+		new:     func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
 }
 
 // Agents lists the agent names New accepts, in a stable order.
