@@ -68,16 +68,19 @@ type Objective struct {
 // The objectives. A new one is one value here and one entry in
 // Objectives.
 var (
+	// paperHalving is the original's halving reward, maximum 10000.
+	paperHalving = Halving{Top: 10000}
+
 	// Paper is the objective of the paper's hierarchical and basic
 	// scenarios: a main arm earns 1 per violation, a parameter the halving
 	// reward of its value (maximum 10000).
 	Paper = Objective{Name: "unit", Doc: "main arms earn 1 per violation, parameters the halving reward 10000/2^(|p|/scale − 1)",
-		Main: Unit{}, Param: Halving{Top: 10000}}
+		Main: Unit{}, Param: paperHalving}
 	// PaperFlat is the objective of the paper's flat rotation and shear
 	// scenarios: an arm with a fixed value earns the halving reward of its
 	// value (the main maximum is then the largest of those), any other arm 1.
-	PaperFlat = Objective{Name: "halving", Doc: "arms with a fixed value earn its halving reward 10000/2^(|p|/scale − 1), others 1; parameters as unit",
-		Main: Halving{Top: 10000}, Param: Halving{Top: 10000}}
+	PaperFlat = Objective{Name: "halving", Doc: "arms with a single value earn its halving reward 10000/2^(|p|/scale − 1), other arms 1; parameters as in unit",
+		Main: paperHalving, Param: paperHalving}
 )
 
 // Objectives lists the objectives a configuration may name.
