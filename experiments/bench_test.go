@@ -3,6 +3,8 @@ package experiments
 import (
 	"context"
 	"testing"
+
+	"github.com/amt-dev/amt/mr"
 )
 
 // BenchmarkRunLoopReplay measures the loop's own overhead per iteration
@@ -10,10 +12,7 @@ import (
 // trivial agent on a replayed table; the bandit's decision time comes on
 // top (bandit.BenchmarkHierarchicalDecision).
 func BenchmarkRunLoopReplay(b *testing.B) {
-	sc, err := BuiltinScenario("hierarchical")
-	if err != nil {
-		b.Fatal(err)
-	}
+	sc := mr.Hierarchical()
 	src := newFakeSource(200)
 	tab, err := Sweep(context.Background(), SweepConfig{
 		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),

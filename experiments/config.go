@@ -17,6 +17,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // Config is a parsed, checked experiment configuration (a YAML file in
@@ -40,13 +41,12 @@ type Config struct {
 	Data     DataConfig
 	SUT      SUTConfig
 	Features FeaturesConfig
-	// Scenario is the action set the agents choose from.
-	Scenario Scenario
-	// ActionSet is the same set as package mr describes it.
-	ActionSet mr.ActionSet
-	Agents    []AgentSpec
-	Seeds     []uint64
-	Passes    int
+	// Scenario is the action set the agents choose from (its actions are
+	// package mr's relations).
+	Scenario scenario.Scenario
+	Agents   []AgentSpec
+	Seeds    []uint64
+	Passes   int
 	// Iterations caps each run (0 = Passes × images).
 	Iterations  int
 	LogInterval int
@@ -646,108 +646,79 @@ func (p *parser) parseFeatures(n *yaml.Node) error {
 	return err
 }
 
-// parseActionSet reads a built-in set's name or a user-defined set:
+// parseActionSet reads a built-in scenario's name or a user-defined one:
 //
 //	action_set:
 //	  name: my-set
-//	  reward: unit        # or halving (the flat rotation/shear rule)
+//	  reward: unit        # the objective: unit, or halving (the flat rotation/shear rule)
 //	  arms:
 //	    - mr: blur
 //	    - mr: rotation
 //	      params: -90:90:5   # a grid (hierarchical arm) or one value (flat arm)
 func (p *parser) parseActionSet(n *yaml.Node) error {
-	c := p.cfg
-	var set mr.ActionSet
-	reward := "unit"
 	if n.Kind == yaml.ScalarNode {
-		s, err := mr.BuiltinActionSet(n.Value)
+		s, err := mr.Builtin(n.Value)
 		if err != nil {
 			return p.errf(n, "action_set", "%v", err)
 		}
-		set = s
-		if n.Value == "rotation" || n.Value == "shear" {
-			reward = "halving"
-		}
-	} else {
-		m, err := p.fields(n, "action_set", []string{"name", "arms", "reward"}, []string{"name", "arms"})
-		if err != nil {
-			return err
-		}
-		name, err := p.str(m, "action_set", "name", nil, "")
-		if err != nil {
-			return err
-		}
-		if reward, err = p.str(m, "action_set", "reward", []string{"unit", "halving"}, "unit"); err != nil {
-			return err
-		}
-		an := m["arms"]
-		if an.Kind != yaml.SequenceNode || len(an.Content) == 0 {
-			return p.errf(an, "action_set.arms", "want a non-empty list of arms")
-		}
-		var arms []mr.Arm
-		for i, a := range an.Content {
-			path := fmt.Sprintf("action_set.arms[%d]", i)
-			am, err := p.fields(a, path, []string{"name", "mr", "params"}, []string{"mr"})
-			if err != nil {
-				return err
-			}
-			arm := mr.Arm{}
-			if arm.Name, err = p.str(am, path, "name", nil, ""); err != nil {
-				return err
-			}
-			if arm.MR, err = p.str(am, path, "mr", nil, ""); err != nil {
-				return err
-			}
-			if pn, ok := am["params"]; ok {
-				spec := pn.Value
-				if pn.Kind == yaml.SequenceNode {
-					var parts []string
-					for _, e := range pn.Content {
-						parts = append(parts, e.Value)
-					}
-					spec = strings.Join(parts, ",")
-				}
-				if arm.Params, err = mr.ParseGrid(spec); err != nil {
-					return p.errf(pn, path+".params", "%v", err)
-				}
-			}
-			arms = append(arms, arm)
-		}
-		if set, err = mr.NewActionSet(name, arms); err != nil {
-			return p.errf(an, "action_set", "%v", err)
-		}
+		p.cfg.Scenario = s
+		return nil
 	}
-	c.ActionSet = set
-	sc, err := ScenarioFromActionSet(set, reward == "halving")
+	m, err := p.fields(n, "action_set", []string{"name", "arms", "reward"}, []string{"name", "arms"})
 	if err != nil {
-		return p.errf(n, "action_set", "%v", err)
+		return err
 	}
-	c.Scenario = sc
-	return nil
-}
-
-// ScenarioFromActionSet converts package mr's description of an action set
-// to a Scenario. Arms with several parameters become hierarchical arms;
-// arms with one parameter are flat. With halving, flat arms earn the
-// halving reward of their angle (the original's rotation and shear
-// scenarios); otherwise every main arm earns 1 on a violation.
-func ScenarioFromActionSet(set mr.ActionSet, halving bool) (Scenario, error) {
-	sc := Scenario{Name: set.Name}
-	for _, a := range set.Arms {
-		arm := Arm{Name: a.Name, MR: a.MR, Param: math.NaN(), Reward: 1}
-		switch len(a.Params) {
-		case 0:
-		case 1:
-			arm.Param = a.Params[0]
-			if halving {
-				arm.Reward = HalvingReward(arm.Param)
-			}
-		default:
-			arm.Grid = slices.Clone(a.Params)
+	name, err := p.str(m, "action_set", "name", nil, "")
+	if err != nil {
+		return err
+	}
+	reward, err := p.str(m, "action_set", "reward", scenario.ObjectiveNames(), scenario.Paper.Name)
+	if err != nil {
+		return err
+	}
+	obj, err := scenario.ObjectiveByName(reward)
+	if err != nil {
+		return p.errf(m["reward"], "action_set.reward", "%v", err)
+	}
+	an := m["arms"]
+	if an.Kind != yaml.SequenceNode || len(an.Content) == 0 {
+		return p.errf(an, "action_set.arms", "want a non-empty list of arms")
+	}
+	var arms []scenario.Arm
+	for i, a := range an.Content {
+		path := fmt.Sprintf("action_set.arms[%d]", i)
+		am, err := p.fields(a, path, []string{"name", "mr", "params"}, []string{"mr"})
+		if err != nil {
+			return err
 		}
-		sc.Arms = append(sc.Arms, arm)
+		arm := scenario.Arm{}
+		if arm.Name, err = p.str(am, path, "name", nil, ""); err != nil {
+			return err
+		}
+		if arm.Action, err = p.str(am, path, "mr", nil, ""); err != nil {
+			return err
+		}
+		if pn, ok := am["params"]; ok {
+			spec := pn.Value
+			if pn.Kind == yaml.SequenceNode {
+				var parts []string
+				for _, e := range pn.Content {
+					parts = append(parts, e.Value)
+				}
+				spec = strings.Join(parts, ",")
+			}
+			if arm.Values, err = scenario.ParseGrid(spec); err != nil {
+				return p.errf(pn, path+".params", "%v", err)
+			}
+		}
+		arms = append(arms, arm)
 	}
-	return sc, sc.Validate()
+	s, err := mr.NewScenario(name, obj, arms)
+	if err != nil {
+		return p.errf(an, "action_set", "%v", err)
+	}
+	p.cfg.Scenario = s
+	return nil
 }
 
 func (p *parser) parseAgents(n *yaml.Node) error {

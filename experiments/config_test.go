@@ -75,7 +75,7 @@ func TestParseConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := c.Scenario.Variants()
-	if len(v) != 1+6+1 || v[1].Key() != "rotation:-30" || c.Scenario.Arms[2].Name != "shear:20" || c.Scenario.Arms[2].Reward != HalvingReward(20) ||
+	if len(v) != 1+6+1 || v[1].Key() != "rotation:-30" || c.Scenario.Arms[2].Name != "shear:20" || c.Scenario.MainReward(2) != 1250 || c.Scenario.Objective.Name != "halving" ||
 		!slices.Equal(c.Seeds, []uint64{4, 2}) || c.Data.Path != filepath.Join(dir, "local.bin") || !c.Timing {
 		t.Fatalf("parsed %+v", c)
 	}
@@ -98,7 +98,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad mode", "mode: replay", "mode: offline", `exp/test.yaml:3:7: mode: "offline" is not one of online, replay`},
 		{"bad limit", "limit: 10", "limit: -2", `exp/test.yaml:7:10: data.limit: "-2" is not an integer in [0,`},
 		{"bad seeds", "seeds: 1-3", "seeds: 3-1", `exp/test.yaml:20:8: seeds: seeds "3-1": "3-1" is not a seed or an ascending range`},
-		{"bad action set", "action_set: hierarchical", "action_set: rotations", `exp/test.yaml:13:13: action_set: mr: unknown action set "rotations"`},
+		{"bad action set", "action_set: hierarchical", "action_set: rotations", `exp/test.yaml:13:13: action_set: mr: unknown scenario "rotations"`},
 		{"features model", "kind: none", "kind: model", `features.model: missing required key (features.kind is model)`},
 		{"detection without coco", "case_study: classification", "case_study: detection", `data.format: "cifar10": a detection experiment needs ground-truth boxes`},
 		{"std", "  input_size: 224\n", "  input_size: 224\n  std: [1, 0, 1]\n", `sut.std: "0" is not a positive number`},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 	"github.com/amt-dev/amt/sut"
 )
 
@@ -124,7 +125,7 @@ type DetectionEnv struct {
 // NewDetectionEnv returns an Env over the cases of src. rel maps every
 // follow-up key of the scenario to its relation, which must be able to
 // transform boxes (BoxRelation); ext may be nil for runs without context.
-func NewDetectionEnv(src CaseSource, ext Extractor, det Detection, rel map[string]Relation, sc Scenario) (*DetectionEnv, error) {
+func NewDetectionEnv(src CaseSource, ext Extractor, det Detection, rel map[string]Relation, sc scenario.Scenario) (*DetectionEnv, error) {
 	if det.Detector == nil {
 		return nil, fmt.Errorf("online: no detector")
 	}
@@ -166,7 +167,7 @@ func (e *DetectionEnv) Context(_ context.Context, image int) ([]float32, error) 
 
 // Evaluate implements Env: detect on the source (once per image) and on
 // the follow-up, score both, compare.
-func (e *DetectionEnv) Evaluate(_ context.Context, image int, v Variant) (Outcome, error) {
+func (e *DetectionEnv) Evaluate(_ context.Context, image int, v scenario.Variant) (Outcome, error) {
 	if err := e.load(image); err != nil {
 		return Outcome{}, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 	"github.com/amt-dev/amt/sut"
 )
 
@@ -117,15 +118,15 @@ func (d fakeDetector) Detect(img rgb.Image) ([]sut.Detection, error) {
 	return out, nil
 }
 
-func mrRelations(t *testing.T, sc Scenario) map[string]Relation {
+func mrRelations(t *testing.T, sc scenario.Scenario) map[string]Relation {
 	t.Helper()
 	m := map[string]Relation{}
 	for _, v := range sc.Variants() {
-		p := v.Degrees
+		p := v.Value
 		if math.IsNaN(p) {
 			p = 0
 		}
-		r, err := mr.New(v.MR, p)
+		r, err := mr.New(v.Action, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,11 +145,11 @@ func openSynth(t *testing.T, extra string) *data.COCO {
 	return c
 }
 
-func sweepDetection(t *testing.T, ctx context.Context, c *data.COCO, sc Scenario, cache string, det fakeDetector) (*Table, error) {
+func sweepDetection(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector) (*Table, error) {
 	return sweepDetectionN(t, ctx, c, sc, cache, det, 2)
 }
 
-func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc Scenario, cache string, det fakeDetector, workers int) (*Table, error) {
+func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector, workers int) (*Table, error) {
 	t.Helper()
 	return Sweep(ctx, SweepConfig{
 		Source: data.Images{Source: c}, Cases: c, Variants: sc.Variants(), Relations: mrRelations(t, sc),

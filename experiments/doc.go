@@ -47,7 +47,15 @@
 //
 // # Result files
 //
-// RunSeeds writes, per agent, into results/<experiment>/<agent id>/:
+// Their names and content are package record's (the contract with the
+// plots). Experiment.Sweep and Experiment.Run first write
+// results/<experiment>/run.json (record.Meta: case study, mode, the SUT,
+// feature model and data with their sha256, the image count, the scenario
+// with its arms, variant keys, objective and parameter units, the agents,
+// seeds, passes, iterations and amt's version), so that readers learn what
+// ran without parsing the configuration; Run also copies the configuration
+// to config.yaml. RunSeeds writes, per agent, into
+// results/<experiment>/<agent id>/:
 //
 //   - seed-<n>.jsonl: the run's progress log (record.LogLine, cumulative
 //     counts every log interval and after the last iteration), written when
@@ -90,7 +98,12 @@
 // LoadConfig reads an experiment YAML file strictly: unknown keys (with a
 // suggestion), missing keys, values of the wrong type or out of range,
 // unknown agents or agent options, unknown relations and missing files are
-// errors naming the file, the line and the key. Prepare then opens the
+// errors naming the file, the line and the key. action_set names one of
+// package mr's built-in scenarios (mr.Builtin) or defines one: a name, a
+// reward (an objective of package scenario: unit, or halving for flat
+// arms) and arms of a registered relation each, with parameters as a grid
+// (START:STOP:STEP without 0, or a list) in the relation's unit; package
+// mr checks them against its registry. Prepare then opens the
 // data, loads the models and checks the classifier's input size, all before
 // any long work. The configurations shipped beside this file reproduce the
 // paper's research questions and hold the comparison and ablation studies;

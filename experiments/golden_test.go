@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // The exhaustive table agrees with the reference pipeline (imgaug + Pillow +
@@ -79,7 +80,7 @@ cache: %s
 				tr, _ := strconv.Atoi(r[4])
 				mo, _ := strconv.ParseFloat(r[6], 64)
 				mt, _ := strconv.ParseFloat(r[7], 64)
-				key := r[0] + "/" + variantKey(r[1], parseParam(t, r[2]))
+				key := r[0] + "/" + scenario.Key(r[1], parseParam(t, r[2]))
 				want[key] = gold{o, tr, mo > 1e-3 && mt > 1e-3}
 			}
 			checked, skipped := 0, 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // An Agent chooses follow-ups for source cases and learns from verdicts
@@ -43,7 +44,7 @@ type Env interface {
 	// Context returns the context features of a case.
 	Context(ctx context.Context, image int) ([]float32, error)
 	// Evaluate returns the verdict of follow-up v of a case.
-	Evaluate(ctx context.Context, image int, v Variant) (Outcome, error)
+	Evaluate(ctx context.Context, image int, v scenario.Variant) (Outcome, error)
 }
 
 // Outcome is the verdict of one follow-up plus the SUT's scores on the
@@ -83,16 +84,7 @@ type LoopOptions struct {
 type RunResult struct {
 	Run  record.Run
 	Log  []record.LogLine
-	Time Timing
-}
-
-// Timing holds a run's measured wall times.
-type Timing struct {
-	// MeanDecisionUS is the mean time of choose + update in microseconds.
-	MeanDecisionUS float64 `json:"mean_decision_us"`
-	// MeanIterationMS is the mean time of a whole iteration (context,
-	// choose, evaluate, update) in milliseconds.
-	MeanIterationMS float64 `json:"mean_iteration_ms"`
+	Time record.RunTiming
 }
 
 // streamChoice is the PCG sequence number of a run's agent draws, seeded
@@ -117,7 +109,7 @@ func Order(n int, seed uint64, passes int) []int {
 // order it gets the context, lets the agent choose a follow-up, evaluates
 // it, updates the agent and records cumulative counts. It stops with
 // ctx.Err() when ctx is cancelled.
-func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOptions) (RunResult, error) {
+func RunLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, opt LoopOptions) (RunResult, error) {
 	var res RunResult
 	if env.Len() == 0 {
 		return res, errors.New("loop: no source cases")
@@ -146,7 +138,7 @@ func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOpt
 		run.Arms[a.Name] = record.Counts{}
 	}
 	for _, v := range sc.Variants() {
-		if !math.IsNaN(v.Degrees) {
+		if !math.IsNaN(v.Value) {
 			run.Params[v.Key()] = record.Counts{}
 		}
 	}
@@ -189,11 +181,11 @@ func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOpt
 		if out.Violated {
 			viol = 1
 			run.Violations++
-			totalReward += arm.Reward
+			totalReward += sc.MainReward(v.Arm)
 		}
 		run.Iterations++
 		run.Arms[arm.Name] = run.Arms[arm.Name].Add(record.Counts{Count: 1, Violations: viol})
-		if !math.IsNaN(v.Degrees) {
+		if !math.IsNaN(v.Value) {
 			run.Params[v.Key()] = run.Params[v.Key()].Add(record.Counts{Count: 1, Violations: viol})
 		}
 		run.OriginalScore += out.OriginalScore
@@ -207,7 +199,7 @@ func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOpt
 	}
 	res.Run = run
 	n := float64(run.Iterations)
-	res.Time = Timing{
+	res.Time = record.RunTiming{
 		MeanDecisionUS:  float64(decision.Microseconds()) / n,
 		MeanIterationMS: float64(iteration.Microseconds()) / 1000 / n,
 	}

@@ -15,11 +15,13 @@ import (
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
 )
 
-func mustScenario(t *testing.T, name string) Scenario {
+func mustScenario(t *testing.T, name string) scenario.Scenario {
 	t.Helper()
-	sc, err := BuiltinScenario(name)
+	sc, err := mr.Builtin(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,25 +29,6 @@ func mustScenario(t *testing.T, name string) Scenario {
 		t.Fatal(err)
 	}
 	return sc
-}
-
-func TestBuiltinScenarios(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		arms, vars int
-	}{{"hierarchical", 7, 59}, {"basic", 9, 9}, {"rotation", 36, 36}, {"shear", 18, 18}} {
-		sc := mustScenario(t, tc.name)
-		if len(sc.Arms) != tc.arms || len(sc.Variants()) != tc.vars {
-			t.Errorf("%s: %d arms, %d variants; want %d, %d", tc.name, len(sc.Arms), len(sc.Variants()), tc.arms, tc.vars)
-		}
-	}
-	rot := mustScenario(t, "rotation")
-	if rot.Arms[0].Name != "rotation:-90" || rot.Arms[0].Reward != HalvingReward(90) || HalvingReward(5) != 10000 || HalvingReward(-10) != 5000 {
-		t.Errorf("rotation arm 0 = %+v", rot.Arms[0])
-	}
-	if _, err := BuiltinScenario("rotations"); err == nil || !strings.Contains(err.Error(), "hierarchical") {
-		t.Errorf("unknown scenario: %v", err)
-	}
 }
 
 // The hierarchical follow-ups must be in Tetraband order, the order of the
@@ -108,7 +91,7 @@ func TestOrder(t *testing.T) {
 }
 
 // sweepFake runs a sweep with fakes into cache.
-func sweepFake(t *testing.T, src *fakeSource, sc Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
+func sweepFake(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
 	t.Helper()
 	return Sweep(ctx, SweepConfig{
 		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // A Source yields the source cases of an experiment by index.
@@ -47,7 +48,7 @@ type OnlineEnv struct {
 // NewOnlineEnv returns an Env over src. rel maps every follow-up key of the
 // scenario (Variant.Key) to its relation; ext may be nil for runs without
 // context (Dim 0).
-func NewOnlineEnv(src Source, ext Extractor, sut Classifier, rel map[string]Relation, sc Scenario) (*OnlineEnv, error) {
+func NewOnlineEnv(src Source, ext Extractor, sut Classifier, rel map[string]Relation, sc scenario.Scenario) (*OnlineEnv, error) {
 	base, err := newSourceEnv(src.Len(), ext, rel, sc, nil)
 	if err != nil {
 		return nil, err
@@ -78,7 +79,7 @@ func (e *OnlineEnv) Context(_ context.Context, image int) ([]float32, error) {
 
 // Evaluate implements Env: transform, classify source and follow-up in one
 // batch, compare.
-func (e *OnlineEnv) Evaluate(_ context.Context, image int, v Variant) (Outcome, error) {
+func (e *OnlineEnv) Evaluate(_ context.Context, image int, v scenario.Variant) (Outcome, error) {
 	if err := e.load(image); err != nil {
 		return Outcome{}, err
 	}

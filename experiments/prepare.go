@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 	"github.com/amt-dev/amt/sut"
 )
 
@@ -32,7 +32,7 @@ type Experiment struct {
 	// hierarchical set's 59 (a superset of every built-in scenario, so the
 	// paper's experiments share one cached sweep) plus any other follow-up
 	// of the configured action set.
-	SweepVariants []Variant
+	SweepVariants []scenario.Variant
 
 	full       Source // the whole data set, whose rows the cache holds
 	cases      CaseSource
@@ -41,6 +41,8 @@ type Experiment struct {
 	newExt     func() (Extractor, error)
 	verdictKey any
 	featureKey any
+	// sha256 of the SUT model, the data and the feature model ("" without one)
+	modelHash, dataHash, featHash string
 }
 
 // limited is a Source restricted to its first n cases.
@@ -93,11 +95,7 @@ func Prepare(cfg *Config) (*Experiment, error) {
 		return nil, err
 	}
 
-	hier, err := BuiltinScenario("hierarchical")
-	if err != nil {
-		return nil, err
-	}
-	e.SweepVariants = hier.Variants()
+	e.SweepVariants = mr.Hierarchical().Variants()
 	have := map[string]bool{}
 	for _, v := range e.SweepVariants {
 		have[v.Key()] = true
@@ -110,11 +108,7 @@ func Prepare(cfg *Config) (*Experiment, error) {
 	}
 	e.Relations = map[string]Relation{}
 	for _, v := range e.SweepVariants {
-		p := v.Degrees
-		if math.IsNaN(p) {
-			p = 0
-		}
-		r, err := mr.New(v.MR, p)
+		r, err := mr.ForVariant(v)
 		if err != nil {
 			return nil, cfg.errAt("action_set", "%v", err)
 		}
@@ -165,6 +159,7 @@ func Prepare(cfg *Config) (*Experiment, error) {
 			return nil, err
 		}
 	}
+	e.modelHash, e.dataHash, e.featHash = modelHash, dataHash, featModelHash
 	e.featureKey = struct {
 		Version            int
 		Data, Format, Kind string
@@ -278,10 +273,42 @@ func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, 
 	if err != nil {
 		return nil, err
 	}
-	if err := t.WriteCSV(filepath.Join(e.Config.Output, "sweep.csv"), e.Config.Scenario.Variants()); err != nil {
+	if err := e.writeMeta(); err != nil {
+		return nil, err
+	}
+	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsFile), e.Config.Scenario.Variants()); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// Meta returns the experiment's run metadata (run.json).
+func (e *Experiment) Meta() record.Meta {
+	cfg := e.Config
+	m := record.Meta{
+		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
+		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
+		Features: record.FeaturesMeta{Kind: cfg.Features.Kind},
+		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.Source.Len()},
+		Scenario: record.DescribeScenario(cfg.Scenario),
+		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
+		Version: record.Version(),
+	}
+	if m.Iterations == 0 {
+		m.Iterations = cfg.Passes * e.Source.Len()
+	}
+	if cfg.Features.Model != "" {
+		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
+	}
+	for _, a := range cfg.Agents {
+		m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+	}
+	return m
+}
+
+// writeMeta writes the experiment's run.json into its results folder.
+func (e *Experiment) writeMeta() error {
+	return record.WriteMeta(filepath.Join(e.Config.Output, record.MetaFile), e.Meta())
 }
 
 // Run runs every agent of the experiment over every seed (online or
@@ -337,8 +364,11 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	default:
 		return cfg.errAt("mode", "unknown mode %q", cfg.Mode)
 	}
+	if err := e.writeMeta(); err != nil {
+		return err
+	}
 	if b, err := os.ReadFile(cfg.File); err == nil {
-		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, "config.yaml"), b); err != nil {
+		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, record.ConfigFile), b); err != nil {
 			return err
 		}
 	}

@@ -2,11 +2,11 @@ package experiments
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // SeedsOptions configures RunSeeds.
@@ -30,23 +30,14 @@ type SeedsOptions struct {
 	Trace func(seed uint64, s Step)
 }
 
-// TimingFile is the content of timing.json: measured times per seed and
-// their means. It is the one result file that is not reproducible.
-type TimingFile struct {
-	Agent          string   `json:"agent"`
-	MeanDecisionUS float64  `json:"mean_decision_us"`
-	MeanIterMS     float64  `json:"mean_iteration_ms"`
-	Runs           []Timing `json:"runs"`
-}
-
 // RunSeeds runs one agent over every seed and writes into dir:
 // seed-<n>.jsonl (the run's progress log, written when the run completes),
 // then summary.json and timing.json after the last seed. newAgent makes a
 // fresh agent for a seed. Files are written atomically, so a cancelled
 // call leaves only completed seed logs and no summary.
-func RunSeeds(ctx context.Context, env Env, sc Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
+func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
 	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
-	tf := TimingFile{Agent: o.Agent}
+	tf := record.Timing{Agent: o.Agent}
 	if len(o.Seeds) == 0 {
 		return sum, fmt.Errorf("run %s: no seeds", o.Agent)
 	}
@@ -63,7 +54,7 @@ func RunSeeds(ctx context.Context, env Env, sc Scenario, newAgent func(seed uint
 		if err != nil {
 			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
-		if err := record.WriteLog(filepath.Join(dir, fmt.Sprintf("seed-%d.jsonl", seed)), res.Log); err != nil {
+		if err := record.WriteLog(filepath.Join(dir, record.LogFile(seed)), res.Log); err != nil {
 			return sum, err
 		}
 		if o.StateDir != "" {
@@ -82,14 +73,10 @@ func RunSeeds(ctx context.Context, env Env, sc Scenario, newAgent func(seed uint
 	if o.Timing {
 		sum.MeanDecisionUS = tf.MeanDecisionUS
 	}
-	b, err := json.MarshalIndent(tf, "", "  ")
-	if err != nil {
+	if err := record.WriteTiming(filepath.Join(dir, record.TimingFile), tf); err != nil {
 		return sum, err
 	}
-	if err := record.WriteFileAtomic(filepath.Join(dir, "timing.json"), append(b, '\n')); err != nil {
-		return sum, err
-	}
-	return sum, record.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return sum, record.WriteSummary(filepath.Join(dir, record.SummaryFile), sum)
 }
 
 // StatePath is the state file of a seed's agent in dir.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // sourceEnv is what OnlineEnv and DetectionEnv share: the data set size,
@@ -21,7 +22,7 @@ type sourceEnv struct {
 // newSourceEnv checks that the data set is not empty and that rel has a
 // relation for every follow-up of sc, one that check accepts when check is
 // not nil.
-func newSourceEnv(n int, ext Extractor, rel map[string]Relation, sc Scenario, check func(key string, r Relation) error) (sourceEnv, error) {
+func newSourceEnv(n int, ext Extractor, rel map[string]Relation, sc scenario.Scenario, check func(key string, r Relation) error) (sourceEnv, error) {
 	for _, v := range sc.Variants() {
 		r := rel[v.Key()]
 		if r == nil {
@@ -70,7 +71,7 @@ func (e *sourceEnv) features(img rgb.Image) ([]float32, error) {
 }
 
 // relation returns the relation of follow-up v.
-func (e *sourceEnv) relation(v Variant) (Relation, error) {
+func (e *sourceEnv) relation(v scenario.Variant) (Relation, error) {
 	r := e.rel[v.Key()]
 	if r == nil {
 		return nil, fmt.Errorf("no relation for follow-up %s", v.Key())

@@ -19,6 +19,7 @@ import (
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 	"github.com/amt-dev/amt/sut"
 )
 
@@ -28,7 +29,7 @@ import (
 type SweepConfig struct {
 	Source Source
 	// Variants are the follow-ups of every image, in table column order.
-	Variants []Variant
+	Variants []scenario.Variant
 	// Relations maps each variant's Key to its relation.
 	Relations map[string]Relation
 	// NewClassifier makes the classifier of one worker (each worker has its
@@ -69,7 +70,7 @@ type SweepConfig struct {
 // and every follow-up, and every image's context features.
 type Table struct {
 	Images       int
-	Variants     []Variant
+	Variants     []scenario.Variant
 	Labels       []int     // per image, -1 when unknown
 	PredOriginal []int     // per image
 	Pred         []int     // images × variants, row-major
@@ -89,7 +90,7 @@ type Table struct {
 // Verdicts returns the table rows of the given follow-ups (a scenario's
 // variants, looked up by key) for every image, image-major, in the order
 // of vars; it is an error if the table lacks one of them.
-func (t *Table) Verdicts(vars []Variant) ([]record.Verdict, error) {
+func (t *Table) Verdicts(vars []scenario.Variant) ([]record.Verdict, error) {
 	col := map[string]int{}
 	for j, v := range t.Variants {
 		col[v.Key()] = j
@@ -108,7 +109,7 @@ func (t *Table) Verdicts(vars []Variant) ([]record.Verdict, error) {
 			if t.Detection {
 				j := i*len(t.Variants) + cols[k]
 				out = append(out, record.Verdict{
-					Image: i, MR: v.MR, Param: v.Degrees, Violation: t.Violated[j],
+					Image: i, MR: v.Action, Param: v.Value, Violation: t.Violated[j],
 					PredOriginal: -1, PredTransformed: -1, Label: -1,
 					MapOriginal: t.MapOriginal[i], MapTransformed: t.Map[j],
 				})
@@ -116,7 +117,7 @@ func (t *Table) Verdicts(vars []Variant) ([]record.Verdict, error) {
 			}
 			p := t.Pred[i*len(t.Variants)+cols[k]]
 			out = append(out, record.Verdict{
-				Image: i, MR: v.MR, Param: v.Degrees, Violation: p != t.PredOriginal[i],
+				Image: i, MR: v.Action, Param: v.Value, Violation: p != t.PredOriginal[i],
 				PredOriginal: t.PredOriginal[i], PredTransformed: p, Label: t.Labels[i],
 				MapOriginal: math.NaN(), MapTransformed: math.NaN(),
 			})
@@ -128,7 +129,7 @@ func (t *Table) Verdicts(vars []Variant) ([]record.Verdict, error) {
 // ExportVerdicts returns the rows of Verdicts as a verdict CSV shows them:
 // for a detection table the Image column holds the data set's image id
 // (the image_id column), not the image's position.
-func (t *Table) ExportVerdicts(vars []Variant) ([]record.Verdict, error) {
+func (t *Table) ExportVerdicts(vars []scenario.Variant) ([]record.Verdict, error) {
 	rows, err := t.Verdicts(vars)
 	if err != nil || !t.Detection {
 		return rows, err
@@ -141,7 +142,7 @@ func (t *Table) ExportVerdicts(vars []Variant) ([]record.Verdict, error) {
 
 // WriteCSV writes the rows of the given follow-ups to path (atomically)
 // with the classification or detection columns of record.
-func (t *Table) WriteCSV(path string, vars []Variant) error {
+func (t *Table) WriteCSV(path string, vars []scenario.Variant) error {
 	rows, err := t.ExportVerdicts(vars)
 	if err != nil {
 		return err
@@ -382,7 +383,7 @@ func (t *Table) detectionLine(i int) detectionLine {
 // detections once, then every follow-up through Detection.outcome. It
 // stops with ctx.Err() between follow-ups when ctx is cancelled (an image
 // takes 60 detector runs, seconds on a CPU).
-func detectImage(ctx context.Context, cfg *SweepConfig, det Detection, i int, variants []Variant) (detectionLine, rgb.Image, error) {
+func detectImage(ctx context.Context, cfg *SweepConfig, det Detection, i int, variants []scenario.Variant) (detectionLine, rgb.Image, error) {
 	c, err := cfg.Cases.Case(i)
 	if err != nil {
 		return detectionLine{}, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)

@@ -10,10 +10,9 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/plots/analysis"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // Options controls Render.
@@ -62,27 +61,27 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 		if err := ctx.Err(); err != nil {
 			return Output{}, fmt.Errorf("plots: %w", err)
 		}
-		if err := f.write(filepath.Join(e.Dir, FiguresDir)); err != nil {
+		if err := f.write(filepath.Join(e.Dir, record.FiguresDir)); err != nil {
 			return Output{}, err
 		}
-		out.Figures = append(out.Figures, filepath.Join(FiguresDir, f.Stem+".png"), filepath.Join(FiguresDir, f.Stem+".svg"))
+		out.Figures = append(out.Figures, filepath.Join(record.FiguresDir, f.Stem+".png"), filepath.Join(record.FiguresDir, f.Stem+".svg"))
 	}
 	for _, t := range b.tables {
 		for _, enc := range []struct {
 			ext  string
 			data []byte
 		}{{".md", t.Markdown()}, {".csv", t.CSV()}, {".tex", t.LaTeX()}} {
-			rel := filepath.Join(TablesDir, t.Name+enc.ext)
+			rel := filepath.Join(record.TablesDir, t.Name+enc.ext)
 			if err := record.WriteFileAtomic(filepath.Join(e.Dir, rel), enc.data); err != nil {
 				return Output{}, fmt.Errorf("plots: %w", err)
 			}
 			out.Tables = append(out.Tables, rel)
 		}
 	}
-	if err := record.WriteFileAtomic(filepath.Join(e.Dir, ReportFile), b.md.Bytes()); err != nil {
+	if err := record.WriteFileAtomic(filepath.Join(e.Dir, record.ReportFile), b.md.Bytes()); err != nil {
 		return Output{}, fmt.Errorf("plots: %w", err)
 	}
-	out.Report = ReportFile
+	out.Report = record.ReportFile
 	return out, nil
 }
 
@@ -101,12 +100,12 @@ type builder struct {
 
 func (b *builder) init() error {
 	e := b.e
-	// An online experiment has no verdict table; its configuration names
+	// An online experiment has no verdict table; its run metadata names
 	// the case study.
-	b.detection = analysis.IsDetection(e.Verdicts) || configCaseStudy(e.Config) == "detection"
+	b.detection = analysis.IsDetection(e.Verdicts) || (e.Meta != nil && e.Meta.CaseStudy == "detection")
 	for _, a := range e.Agents {
 		if a.Summary.Scenario == "" {
-			return fmt.Errorf("plots: %s/%s/%s: missing field \"scenario\"", e.Dir, a.Name, SummaryFile)
+			return fmt.Errorf("plots: %s/%s/%s: missing field \"scenario\"", e.Dir, a.Name, record.SummaryFile)
 		}
 	}
 	if b.opt.Primary != "" {
@@ -157,13 +156,13 @@ func (b *builder) table(t Table) {
 		b.p("%s\n\n", t.Caption)
 	}
 	b.md.Write(t.Markdown())
-	b.p("\n*Table files: [md](%s/%s.md), [csv](%s/%s.csv), [tex](%s/%s.tex).*\n\n", TablesDir, t.Name, TablesDir, t.Name, TablesDir, t.Name)
+	b.p("\n*Table files: [md](%s/%s.md), [csv](%s/%s.csv), [tex](%s/%s.tex).*\n\n", record.TablesDir, t.Name, record.TablesDir, t.Name, record.TablesDir, t.Name)
 }
 
 // figure adds f to the outputs and embeds its PNG in the report.
 func (b *builder) figure(f figure, alt string) {
 	b.figs = append(b.figs, f)
-	b.p("![%s](%s/%s.png)\n\n*Figure files: [png](%s/%s.png), [svg](%s/%s.svg).*\n\n", alt, FiguresDir, f.Stem, FiguresDir, f.Stem, FiguresDir, f.Stem)
+	b.p("![%s](%s/%s.png)\n\n*Figure files: [png](%s/%s.png), [svg](%s/%s.svg).*\n\n", alt, record.FiguresDir, f.Stem, record.FiguresDir, f.Stem, record.FiguresDir, f.Stem)
 }
 
 func (b *builder) caseStudy() string {
@@ -183,6 +182,17 @@ func (b *builder) scenarios() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// scenarioRows returns the verdict table's rows an agent of the named
+// scenario can choose: the scenario's variants as run.json lists them, or
+// every row for a scenario the metadata does not describe.
+func (b *builder) scenarioRows(name string) []record.Verdict {
+	var variants []string
+	if m := b.e.Meta; m != nil && m.Scenario.Name == name {
+		variants = m.Scenario.Variants
+	}
+	return analysis.ScenarioRows(b.e.Verdicts, variants)
 }
 
 // images returns the number of distinct images in the table.
@@ -216,9 +226,9 @@ func (b *builder) setup() error {
 		for _, v := range e.Verdicts {
 			variants[v.ParamKey()] = true
 		}
-		b.p("- Exhaustive verdict table (`%s`): %d images × %d variants = %d rows\n", VerdictsFile, b.images(), len(variants), len(e.Verdicts))
+		b.p("- Exhaustive verdict table (`%s`): %d images × %d variants = %d rows\n", record.VerdictsFile, b.images(), len(variants), len(e.Verdicts))
 	} else {
-		b.p("- No exhaustive verdict table (`%s`) in this folder: baseline columns and oracles are left out.\n", VerdictsFile)
+		b.p("- No exhaustive verdict table (`%s`) in this folder: baseline columns and oracles are left out.\n", record.VerdictsFile)
 	}
 	if b.primary != nil {
 		b.p("- Agent compared with the baseline in the figures: `%s`\n", b.primary.Name)
@@ -261,7 +271,7 @@ func (b *builder) mrCategories() []string {
 		}
 	}
 	var out []string
-	for _, m := range analysis.MainMRs {
+	for _, m := range paperMRs() {
 		if present[m] {
 			out = append(out, m)
 			delete(present, m)
@@ -270,19 +280,28 @@ func (b *builder) mrCategories() []string {
 	return append(out, analysis.SortedKeys(present)...)
 }
 
-// wantsPerMR reports whether the experiment chooses between MRs (rather than
-// the angles of one MR), so a per-MR comparison is meaningful.
+// wantsPerMR reports whether the experiment chooses between MRs (rather
+// than the values of one MR), so a per-MR comparison is meaningful: the
+// scenario in run.json has arms of several MRs, or, without run metadata,
+// the agents chose several (or, without agents, the table has several).
 func (b *builder) wantsPerMR() bool {
-	sc := b.scenarios()
-	if len(sc) == 0 {
+	if m := b.e.Meta; m != nil {
+		actions := map[string]bool{}
+		for _, a := range m.Scenario.Arms {
+			actions[a.Action] = true
+		}
+		return len(actions) > 1
+	}
+	if len(b.e.Agents) == 0 {
 		return len(b.mrCategories()) > 1
 	}
-	for _, s := range sc {
-		if s != "rotation" && s != "shear" {
-			return true
+	chosen := map[string]bool{}
+	for _, a := range b.e.Agents {
+		for k := range analysis.PoolArms(a.Summary.Runs) {
+			chosen[k] = true
 		}
 	}
-	return false
+	return len(chosen) > 1
 }
 
 func (b *builder) perMR() error {
@@ -295,7 +314,7 @@ func (b *builder) perMR() error {
 	}
 	base := analysis.BaselineByMR(b.e.Verdicts)
 	t1 := map[string]record.Counts{}
-	for _, s := range analysis.Table1Selectors()[:7] {
+	for _, s := range table1Selectors()[:7] {
 		for _, v := range b.e.Verdicts {
 			if s.Match(v) {
 				t1[s.MR] = t1[s.MR].Add(record.Counts{Count: 1, Violations: boolInt(v.Violation)})
@@ -333,7 +352,7 @@ func (b *builder) perMR() error {
 	})
 	var labels []string
 	for _, m := range cats {
-		labels = append(labels, analysis.DisplayName(m))
+		labels = append(labels, displayName(m))
 	}
 	var series []barSeries
 	if b.primary != nil {
@@ -375,12 +394,12 @@ func (b *builder) perMR() error {
 		}
 	}
 	for _, m := range cats {
-		row := []string{analysis.DisplayName(m)}
+		row := []string{displayName(m)}
 		for i := range b.e.Agents {
 			row = append(row, pct(rate(agentRates[i][m])))
 		}
 		ours := rate(base[m])
-		if m == "rotation" || m == "shear" {
+		if len(table1Params(m)) > 0 {
 			ours = rate(t1[m]) // NaN when the table lacks Table 1's angles
 		}
 		if hasBase {
@@ -410,6 +429,17 @@ func (b *builder) perMR() error {
 	return nil
 }
 
+// maxAbs returns the largest |x| of the series.
+func maxAbs(series []lineSeries) float64 {
+	m := 0.0
+	for _, s := range series {
+		for _, x := range s.X {
+			m = max(m, math.Abs(x))
+		}
+	}
+	return m
+}
+
 func boolInt(v bool) int {
 	if v {
 		return 1
@@ -417,19 +447,45 @@ func boolInt(v bool) int {
 	return 0
 }
 
-// degreeMRs returns the parameterised MRs with data, in paper order.
+// degreeMRs returns the parameterised MRs with data: the paper's in its
+// order, then any other, sorted.
 func (b *builder) degreeMRs() []string {
-	var out []string
-	for _, m := range []string{"rotation", "shear"} {
-		has := len(analysis.BaselineByParam(b.e.Verdicts, m)) > 0
-		for _, a := range b.e.Agents {
-			has = has || len(analysis.PoolParams(a.Summary.Runs, m)) > 0
-		}
-		if has {
-			out = append(out, m)
+	present := map[string]bool{}
+	for _, v := range b.e.Verdicts {
+		if v.HasParam() {
+			present[v.MR] = true
 		}
 	}
-	return out
+	for _, a := range b.e.Agents {
+		for _, r := range a.Summary.Runs {
+			for _, m := range []map[string]record.Counts{r.Arms, r.Params} {
+				for k := range m {
+					if mr, _, ok := scenario.ParseKey(k); ok {
+						present[mr] = true
+					}
+				}
+			}
+		}
+	}
+	var out []string
+	for _, m := range paperMRs() {
+		if present[m] {
+			out = append(out, m)
+			delete(present, m)
+		}
+	}
+	return append(out, analysis.SortedKeys(present)...)
+}
+
+// paramUnit returns the unit of mr's parameter as run.json describes it,
+// "degrees" (the paper's parameters) without one.
+func (b *builder) paramUnit(mr string) string {
+	if m := b.e.Meta; m != nil {
+		if p, ok := m.Scenario.Params[mr]; ok && p.Unit != "" {
+			return p.Unit
+		}
+	}
+	return "degrees"
 }
 
 func (b *builder) perDegree() error {
@@ -490,26 +546,34 @@ func (b *builder) perDegree() error {
 		if len(series) == 0 {
 			continue
 		}
-		name := analysis.DisplayName(m)
-		f, err := lineChart("violation-rate-per-degree-"+m, fmt.Sprintf("%s: %s, violation rate per degree", b.e.Name, name),
-			strings.ToLower(name)+" (degrees)", "violation rate (%)", series, ymin, ymax, true, halfWidth)
+		name, unit := displayName(m), b.paramUnit(m)
+		per, stem := "degree", "violation-rate-per-degree-"
+		if unit != "degrees" {
+			per, stem = "parameter value", "violation-rate-per-value-"
+		}
+		f, err := lineChart(stem+m, fmt.Sprintf("%s: %s, violation rate per %s", b.e.Name, name, per),
+			strings.ToLower(name)+" ("+unit+")", "violation rate (%)", series, ymin, ymax, true, halfWidth)
 		if err != nil {
 			return err
 		}
-		step := 15.0
-		if m == "shear" {
-			step = 10
+		if unit == "degrees" {
+			// Ticks every 15°, or every 10° when no angle exceeds 45° (the
+			// original's rotation and shear figures).
+			step := 15.0
+			if maxAbs(series) <= 45 {
+				step = 10
+			}
+			f.Plot.X.Tick.Marker = degreeTicks{step: step}
 		}
-		f.Plot.X.Tick.Marker = degreeTicks{step: step}
 		b.p("### %s\n\n", name)
-		b.figure(f, name+" violation rate per degree")
+		b.figure(f, name+" violation rate per "+per)
 		// Table: every agent's rate and selections per degree, and the baseline.
 		agentPts := make([]map[float64]record.Counts, len(b.e.Agents))
 		degs := map[float64]bool{}
 		for d := range base {
 			degs[d] = true
 		}
-		t := Table{Name: "violation-rate-per-degree-" + m, Header: []string{"degrees"}}
+		t := Table{Name: stem + m, Header: []string{unit}}
 		for i, a := range b.e.Agents {
 			agentPts[i] = analysis.PoolParams(a.Summary.Runs, m)
 			for d := range agentPts[i] {
@@ -521,7 +585,7 @@ func (b *builder) perDegree() error {
 			t.Header = append(t.Header, "baseline")
 		}
 		for _, d := range analysis.SortedKeys(degs) {
-			row := []string{record.FormatParam(d)}
+			row := []string{scenario.FormatValue(d)}
 			for i := range b.e.Agents {
 				c := agentPts[i][d]
 				row = append(row, pct(rate(c)), fmt.Sprint(c.Count))
@@ -531,7 +595,7 @@ func (b *builder) perDegree() error {
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		t.Caption = fmt.Sprintf("%s: violation rate (%%) per degree (agents pooled over seeds) and the exhaustive baseline.", name)
+		t.Caption = fmt.Sprintf("%s: violation rate (%%) per %s (agents pooled over seeds) and the exhaustive baseline.", name, per)
 		b.table(t)
 	}
 	return nil
@@ -549,7 +613,7 @@ func (b *builder) table1() error {
 			return nil
 		}
 	}
-	sel := analysis.Table1Selectors()
+	sel := table1Selectors()
 	cells, ok := analysis.ClassEffects(b.e.Verdicts, sel, len(classes))
 	if !ok {
 		b.p("## Effects per class (Table 1)\n\nLeft out: the verdict table has no labels.\n\n")
@@ -657,7 +721,7 @@ func (b *builder) table2() error {
 		Caption: "Per agent."}
 	for _, a := range b.e.Agents {
 		if a.TimesFromFile {
-			b.caveatsOf = append(b.caveatsOf, fmt.Sprintf("The times of agent `%s` come from its %s (its %s has none): measured, so they differ between otherwise identical runs.", a.Name, TimingFile, SummaryFile))
+			b.caveatsOf = append(b.caveatsOf, fmt.Sprintf("The times of agent `%s` come from its %s (its %s has none): measured, so they differ between otherwise identical runs.", a.Name, record.TimingFile, record.SummaryFile))
 		}
 		acc := analysis.AccuracyOf(a.Summary.Runs)
 		ms, us := math.NaN(), math.NaN()
@@ -751,7 +815,7 @@ func (b *builder) progress() error {
 			{Name: "accuracy (MR)", X: xs, Y: scale(pr.ModifiedAccuracy)},
 			{Name: "failure rate", X: xs, Y: scale(pr.FailureRate)},
 		}
-		rows := analysis.ScenarioRows(b.e.Verdicts, a.Summary.Scenario)
+		rows := b.scenarioRows(a.Summary.Scenario)
 		flat := func(v float64) []float64 {
 			out := make([]float64, len(xs))
 			for i := range out {
@@ -795,7 +859,7 @@ func (b *builder) comparison() error {
 	orc := map[string]oracles{}
 	if b.e.Verdicts != nil {
 		for _, sc := range b.scenarios() {
-			rows := analysis.ScenarioRows(b.e.Verdicts, sc)
+			rows := b.scenarioRows(sc)
 			s, err1 := analysis.BestSingleArm(rows)
 			p, err2 := analysis.PerImageBest(rows)
 			if err1 == nil && err2 == nil {
@@ -945,27 +1009,27 @@ func (b *builder) claims() error {
 			}
 		case "fliplr-least":
 			least := ""
-			for _, m := range analysis.MainMRs {
+			for _, m := range paperMRs() {
 				if c, ok := base[m]; ok && (least == "" || rate(c) < rate(base[least])) {
 					least = m
 				}
 			}
 			if least != "" {
-				ours = fmt.Sprintf("least effective in the baseline: %s (%s)", analysis.DisplayName(least), pctUnit(rate(base[least])))
+				ours = fmt.Sprintf("least effective in the baseline: %s (%s)", displayName(least), pctUnit(rate(base[least])))
 			}
 		case "agent-exceeds-baseline":
 			if primary != nil && b.e.Verdicts != nil {
 				var above, below []string
-				for _, m := range analysis.MainMRs {
+				for _, m := range paperMRs() {
 					a, okA := primary[m]
 					bl, okB := base[m]
 					if !okA || !okB || a.Count == 0 {
 						continue
 					}
 					if rate(a) > rate(bl) {
-						above = append(above, analysis.DisplayName(m))
+						above = append(above, displayName(m))
 					} else {
-						below = append(below, fmt.Sprintf("%s (%s vs %s)", analysis.DisplayName(m), pct(rate(a)), pct(rate(bl))))
+						below = append(below, fmt.Sprintf("%s (%s vs %s)", displayName(m), pct(rate(a)), pct(rate(bl))))
 					}
 				}
 				ours = fmt.Sprintf("`%s` above the baseline for %s; not above for %s", b.primary.Name, listOrNone(above), listOrNone(below))
@@ -978,7 +1042,7 @@ func (b *builder) claims() error {
 			}
 		case "detection-70":
 			n := 0
-			for _, m := range analysis.MainMRs {
+			for _, m := range paperMRs() {
 				if c, ok := base[m]; ok && rate(c) > 0.7 {
 					n++
 				}
@@ -1007,18 +1071,6 @@ func (b *builder) claims() error {
 	return nil
 }
 
-// configCaseStudy returns the top-level case_study value of a YAML
-// configuration ("" when absent or unreadable).
-func configCaseStudy(cfg []byte) string {
-	var doc struct {
-		CaseStudy string `yaml:"case_study"`
-	}
-	if err := yaml.Unmarshal(cfg, &doc); err != nil {
-		return ""
-	}
-	return doc.CaseStudy
-}
-
 // rankByRate returns the main MRs present in base, with their rates,
 // ordered by descending violation rate (ties in MainMRs order).
 func rankByRate(base map[string]record.Counts) []string {
@@ -1027,7 +1079,7 @@ func rankByRate(base map[string]record.Counts) []string {
 		rate float64
 	}
 	var rs []mrRate
-	for _, m := range analysis.MainMRs {
+	for _, m := range paperMRs() {
 		if c, ok := base[m]; ok && c.Count > 0 {
 			rs = append(rs, mrRate{m, rate(c)})
 		}
@@ -1035,7 +1087,7 @@ func rankByRate(base map[string]record.Counts) []string {
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].rate > rs[j].rate })
 	out := make([]string, len(rs))
 	for i, r := range rs {
-		out[i] = fmt.Sprintf("%s %s", analysis.DisplayName(r.mr), pct(r.rate))
+		out[i] = fmt.Sprintf("%s %s", displayName(r.mr), pct(r.rate))
 	}
 	return out
 }
@@ -1049,8 +1101,7 @@ func listOrNone(s []string) string {
 
 func (b *builder) caveats() error {
 	b.p("## Caveats\n\n")
-	cfg := string(b.e.Config)
-	mentions := func(sub string) bool { return strings.Contains(cfg, sub) }
+	m := b.e.Meta
 	var cs []string
 	if b.detection {
 		cs = append(cs,
@@ -1060,24 +1111,24 @@ func (b *builder) caveats() error {
 			"Images without annotations score an mAP of −1 on the source and every follow-up and so always pass, as in the original; they count as iterations.")
 	} else {
 		switch {
-		case mentions("squeezenet1_1") && mentions("cifar10_squeezenet"):
+		case m != nil && m.SUT.SHA256 == paperSUTSHA256:
 			cs = append(cs, "The SUT is the paper's SqueezeNet-1.1 CIFAR-10 checkpoint (the one the paper names; the released original code actually loaded ResNet-34 for CIFAR-10, original-implementation.md §4).")
-		case cfg != "":
-			cs = append(cs, "The SUT is the model named in the configuration below, not the paper's SqueezeNet-1.1: compare shapes, not values.")
+		case m != nil:
+			cs = append(cs, fmt.Sprintf("The SUT is %s (sha256 %.12s…), not the paper's SqueezeNet-1.1: compare shapes, not values.", filepath.Base(m.SUT.Path), m.SUT.SHA256))
 		default:
-			cs = append(cs, "No configuration to tell which SUT produced these results; the paper's, and amt's default, is the SqueezeNet-1.1 CIFAR-10 checkpoint.")
+			cs = append(cs, fmt.Sprintf("No run metadata (%s) to tell which SUT produced these results; the paper's, and amt's default, is the SqueezeNet-1.1 CIFAR-10 checkpoint.", record.MetaFile))
 		}
 		switch n := b.images(); {
-		case n > 1017 && (cfg == "" || mentions("10000_mixed")):
+		case n > 1017 && (m == nil || m.Data.SHA256 == mixed10000SHA256):
 			cs = append(cs, fmt.Sprintf("The data are %d CIFAR-10 test images: records 1,017 and later are recovered from JPEG copies (mean absolute pixel error ≈ 6/255; classifiers lose about 10 points of accuracy on them), so accuracies are not comparable with the paper's.", n))
 		case n > 0 && n < 10000:
 			cs = append(cs, fmt.Sprintf("The exhaustive table covers %d images, not the paper's 10,000: a pass has %d iterations instead of 10,000, and each Table 1 cell rests on about %d images (a sampling error of several points).", n, n, max(n/10, 1)))
 		}
 	}
 	switch {
-	case mentions("phash"):
+	case m != nil && m.Features.Kind == "phash":
 		cs = append(cs, "Context features are a 256-bit perceptual hash (pHash), the alternative the paper tried and found not expressive enough; the paper's results used 512 ResNet-18 features.")
-	case mentions("features512") || cfg == "":
+	case m == nil || (m.Features.Model != nil && m.Features.Model.SHA256 == features512SHA256):
 		cs = append(cs, "Context features (amt's default) come from a 512-d SqueezeNet-1.1 trunk (global-average-pooled, fine-tuned on CIFAR-10), standing in for the paper's ImageNet ResNet-18 (512-d), which cannot be obtained here; the original also added an unseeded random fc bias to every feature.")
 	}
 	for _, a := range b.e.Agents {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amt-dev/amt/experiments/record"
 )
 
 // copyDir copies a testdata folder to a temporary one (Render writes into
@@ -35,7 +37,7 @@ func renderTiny(t *testing.T, opt Options) string {
 
 func readTable(t *testing.T, dir, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, TablesDir, name+".csv"))
+	b, err := os.ReadFile(filepath.Join(dir, record.TablesDir, name+".csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestRenderTinyKnownAnswers(t *testing.T) {
 	if !strings.Contains(t1, "Flip U/D,100.00,100.00,0.00,100.00,,,,,,,75.00\n") {
 		t.Errorf("table 1:\n%s", t1)
 	}
-	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
 	for _, w := range []string{"The times of agent `random` come from its timing.json", "name: tiny", "4 images × 6 variants = 24 rows"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("report lacks %q", w)
@@ -129,7 +131,7 @@ func TestRenderCancelled(t *testing.T) {
 	if _, err := Render(ctx, e, Options{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ReportFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, record.ReportFile)); err == nil {
 		t.Error("a cancelled render wrote the report")
 	}
 }
@@ -186,10 +188,10 @@ func TestLoadErrors(t *testing.T) {
 // report shows the per-degree comparison and no per-MR or Table 1 section.
 func TestRenderFlatScenario(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, VerdictsFile), []byte("image,mr,param,pred_original,pred_transformed,violation,label\n"+
+	os.WriteFile(filepath.Join(dir, record.VerdictsFile), []byte("image,mr,param,pred_original,pred_transformed,violation,label\n"+
 		"0,rotation,-10,0,0,0,0\n0,rotation,10,0,3,1,0\n1,rotation,-10,1,2,1,1\n1,rotation,10,1,4,1,1\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "cover"), 0o755)
-	os.WriteFile(filepath.Join(dir, "cover", SummaryFile), []byte(`{"agent":"cover","scenario":"rotation","mode":"replay","runs":[
+	os.WriteFile(filepath.Join(dir, "cover", record.SummaryFile), []byte(`{"agent":"cover","scenario":"rotation","mode":"replay","runs":[
 		{"seed":1,"iterations":2,"violations":2,"arms":{"rotation:10":{"count":2,"violations":2}},"params":{},"original_score":2,"modified_score":0},
 		{"seed":2,"iterations":2,"violations":1,"arms":{"rotation:-10":{"count":1,"violations":0},"rotation:10":{"count":1,"violations":1}},"params":{},"original_score":2,"modified_score":1}]}`), 0o644)
 	e, err := Load(dir, "")
@@ -200,7 +202,7 @@ func TestRenderFlatScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
 	for _, w := range []string{"(RQ2: robustness boundaries)", "No configuration file"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("report lacks %q", w)
@@ -217,7 +219,7 @@ func TestRenderFlatScenario(t *testing.T) {
 	if got, want := readTable(t, dir, "oracles"), "scenario,oracle,variant,images,violation rate (%)\nrotation,best single arm,rotation:10,2,100.00\nrotation,per-image best arm,per image,2,100.00\n"; got != want {
 		t.Errorf("oracles:\n%s\nwant:\n%s", got, want)
 	}
-	if contains(out.Figures, filepath.Join(FiguresDir, "violation-rate-per-degree-shear.png")) || contains(out.Figures, filepath.Join(FiguresDir, "progress-cover.png")) {
+	if contains(out.Figures, filepath.Join(record.FiguresDir, "violation-rate-per-degree-shear.png")) || contains(out.Figures, filepath.Join(record.FiguresDir, "progress-cover.png")) {
 		t.Errorf("figures without data: %v", out.Figures)
 	}
 }
@@ -281,5 +283,81 @@ func TestRenderDetectionOnlineWithoutTable(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// run.json drives what the report says about the run: the scenario's
+// variants bound the oracles (not the scenario's name), and the caveats
+// name the SUT and the features by their recorded content hashes.
+func TestRenderWithMeta(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		meta      record.Meta
+		oracles   string
+		caveats   []string
+		noCaveats []string
+	}{
+		{"paper SUT, pHash", record.Meta{
+			Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+			SUT:      record.File{Path: "models/cifar10_squeezenet1_1.onnx", SHA256: paperSUTSHA256},
+			Features: record.FeaturesMeta{Kind: "phash"},
+			Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "rotation:-10", "rotation:10"}},
+		},
+			// blur fails on image 1, rotation:10 on image 0: each 1 of 4
+			// (the tie goes to the smaller key); 2 of 4 images fail.
+			"scenario,oracle,variant,images,violation rate (%)\nhierarchical,best single arm,blur,4,25.00\nhierarchical,per-image best arm,per image,4,50.00\n",
+			[]string{"The SUT is the paper's SqueezeNet-1.1 CIFAR-10 checkpoint", "perceptual hash (pHash)"},
+			[]string{"512-d SqueezeNet-1.1 trunk", "No run metadata"}},
+		{"own SUT, default features", record.Meta{
+			Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+			SUT:      record.File{Path: "/x/my.onnx", SHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+			Features: record.FeaturesMeta{Kind: "model", Model: &record.File{Path: "f.onnx", SHA256: features512SHA256}},
+			Scenario: record.ScenarioMeta{Name: "other", Objective: "unit", Variants: []string{"blur"}},
+		},
+			// The agents ran "hierarchical", which run.json does not
+			// describe: every row counts.
+			"scenario,oracle,variant,images,violation rate (%)\nhierarchical,best single arm,flipud,4,75.00\nhierarchical,per-image best arm,per image,4,100.00\n",
+			[]string{"The SUT is my.onnx (sha256 0123456789ab…), not the paper's", "512-d SqueezeNet-1.1 trunk"},
+			[]string{"pHash", "No run metadata"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, "testdata/tiny")
+			if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), tc.meta); err != nil {
+				t.Fatal(err)
+			}
+			e, err := Load(dir, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Render(context.Background(), e, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := readTable(t, dir, "oracles"); got != tc.oracles {
+				t.Errorf("oracles:\n%s\nwant:\n%s", got, tc.oracles)
+			}
+			report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+			for _, w := range tc.caveats {
+				if !strings.Contains(string(report), w) {
+					t.Errorf("report lacks %q", w)
+				}
+			}
+			for _, w := range tc.noCaveats {
+				if strings.Contains(string(report), w) {
+					t.Errorf("report has %q", w)
+				}
+			}
+		})
+	}
+	// Without run.json the report says it cannot tell.
+	dir := renderTiny(t, Options{})
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	if !strings.Contains(string(report), "No run metadata (run.json) to tell which SUT") {
+		t.Error("a report without run.json does not say so")
+	}
+	// A broken run.json is an error naming it.
+	dir = copyDir(t, "testdata/tiny")
+	os.WriteFile(filepath.Join(dir, record.MetaFile), []byte(`{"experiment":"x","case_study":"nope","scenario":{"name":"s","variants":["a"]}}`), 0o644)
+	if _, err := Load(dir, ""); err == nil || !strings.Contains(err.Error(), "run.json") {
+		t.Errorf("bad run.json: %v", err)
 	}
 }

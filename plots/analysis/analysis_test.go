@@ -65,27 +65,6 @@ func TestPoolFlatScenario(t *testing.T) {
 	}
 }
 
-func TestParseParamKey(t *testing.T) {
-	for _, tc := range []struct {
-		in  string
-		mr  string
-		deg float64
-		ok  bool
-	}{
-		{"rotation:-30", "rotation", -30, true},
-		{"shear:7.5", "shear", 7.5, true},
-		{"blur", "", 0, false},
-		{":5", "", 0, false},
-		{"rotation:x", "", 0, false},
-		{"rotation:NaN", "", 0, false},
-	} {
-		mr, d, ok := ParseParamKey(tc.in)
-		if mr != tc.mr || d != tc.deg || ok != tc.ok {
-			t.Errorf("%q: got %q %v %v", tc.in, mr, d, ok)
-		}
-	}
-}
-
 func TestAccuracyOf(t *testing.T) {
 	a := AccuracyOf([]record.Run{
 		{Iterations: 10, OriginalScore: 9, ModifiedScore: 5, MeanIterationMS: 100},
@@ -162,7 +141,13 @@ func TestBaseline(t *testing.T) {
 }
 
 func TestClassEffects(t *testing.T) {
-	sel := Table1Selectors()
+	sel := []Selector{
+		{Name: "Blur", MR: "blur"},
+		{Name: "Flip U/D", MR: "flipud"},
+		{Name: "Rotation ±30°", MR: "rotation", Params: []float64{-30, 30}},
+		{Name: "Shear ±20°", MR: "shear", Params: []float64{-20, 20}},
+		{Name: "Shear ±30° (extra)", MR: "shear", Params: []float64{-30, 30}},
+	}
 	cells, ok := ClassEffects(smallTable(), sel, 2)
 	if !ok {
 		t.Fatal("no labelled rows")
@@ -234,17 +219,19 @@ func TestOracles(t *testing.T) {
 
 func TestScenarioRows(t *testing.T) {
 	rows := smallTable()
-	if got := ScenarioRows(rows, "hierarchical"); len(got) != len(rows) {
-		t.Errorf("hierarchical keeps %d rows", len(got))
+	if got := ScenarioRows(rows, nil); len(got) != len(rows) {
+		t.Errorf("an unknown scenario keeps %d rows", len(got))
 	}
-	for _, r := range ScenarioRows(rows, "rotation") {
-		if r.MR != "rotation" {
-			t.Fatalf("rotation scenario kept %+v", r)
-		}
-	}
-	// basic: blur (3) + rotation ±30 (6) + shear ±20 (6).
-	if got := ScenarioRows(rows, "basic"); len(got) != 15 {
+	// The paper's basic scenario's variant keys, as run.json lists them:
+	// blur (3 rows) + rotation ±30 (6) + shear ±20 (6).
+	basic := []string{"blur", "fliplr", "flipud", "grayscale", "invert", "rotation:-30", "rotation:30", "shear:-20", "shear:20"}
+	if got := ScenarioRows(rows, basic); len(got) != 15 {
 		t.Errorf("basic keeps %d rows, want 15", len(got))
+	}
+	for _, r := range ScenarioRows(rows, []string{"rotation:-60", "rotation:60"}) {
+		if r.ParamKey() != "rotation:60" && r.ParamKey() != "rotation:-60" {
+			t.Fatalf("a rotation ±60 scenario kept %+v", r)
+		}
 	}
 }
 

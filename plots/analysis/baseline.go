@@ -124,23 +124,6 @@ func ClassEffects(rows []record.Verdict, sel []Selector, classes int) (cells [][
 	return cells, ok
 }
 
-// Table1Selectors are the rows of the paper's Table 1 as the original
-// computed them (original-implementation.md §9): the five unparameterised
-// MRs, rotation ±30° and shear ±20° (the basic scenario, although the
-// caption says 30°), plus shear ±30° as an extra row the paper does not have.
-func Table1Selectors() []Selector {
-	return []Selector{
-		{Name: "Blur", MR: "blur"},
-		{Name: "Flip L/R", MR: "fliplr"},
-		{Name: "Flip U/D", MR: "flipud"},
-		{Name: "Grayscale", MR: "grayscale"},
-		{Name: "Invert", MR: "invert"},
-		{Name: "Rotation ±30°", MR: "rotation", Params: []float64{-30, 30}},
-		{Name: "Shear ±20°", MR: "shear", Params: []float64{-20, 20}},
-		{Name: "Shear ±30° (extra)", MR: "shear", Params: []float64{-30, 30}},
-	}
-}
-
 func verdictCounts(v record.Verdict) record.Counts {
 	c := record.Counts{Count: 1}
 	if v.Violation {
