@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -36,8 +38,8 @@ type Device struct {
 	major, minor int
 	totalMem     int64
 
-	mu     sync.Mutex
-	closed bool
+	mu     sync.Mutex // serialises Close
+	closed atomic.Bool
 }
 
 // Open loads the driver, initialises it and opens device cfg.Ordinal.
@@ -167,6 +169,9 @@ func (d *Device) function(name string) (uintptr, error) {
 // do runs f with the device's context current on a locked OS thread: the
 // driver keeps the current context per thread.
 func (d *Device) do(f func() error) error {
+	if d.closed.Load() {
+		return errClosed
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := d.drv.check(symCtxSetCurrent, d.drv.call(symCtxSetCurrent, d.ctx), ""); err != nil {
@@ -175,15 +180,17 @@ func (d *Device) do(f func() error) error {
 	return f()
 }
 
+// errClosed is the error of every call on a closed Device.
+var errClosed = errors.New("cuda: the device is closed")
+
 // Close waits for outstanding work, unloads the kernels and releases the
 // context. The device's buffers must not be used afterwards.
 func (d *Device) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed.Load() {
 		return nil
 	}
-	d.closed = true
 	var first error
 	keep := func(err error) {
 		if first == nil {
@@ -205,6 +212,7 @@ func (d *Device) Close() error {
 		}
 		return first
 	}))
+	d.closed.Store(true)
 	keep(d.drv.check(symDevicePrimaryCtxRelease, d.drv.call(symDevicePrimaryCtxRelease, uintptr(d.dev)), ""))
 	return first
 }

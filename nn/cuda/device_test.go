@@ -3,9 +3,12 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -85,5 +88,65 @@ func TestBufferMisuse(t *testing.T) {
 	other, _ := openFake(t, "ucontext")
 	if err := other.Write(b, []float32{1}); err == nil || !strings.Contains(err.Error(), "another device") {
 		t.Errorf("buffer of another device: %v", err)
+	}
+}
+
+// TestConcurrentUse runs operations from several goroutines at once; the
+// fake driver keeps the current context per OS thread, as the real one
+// does, so this checks that every call makes the device's context current
+// on the thread it runs on.
+func TestConcurrentUse(t *testing.T) {
+	d, _ := openFake(t, "")
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := []float32{float32(g), -1, 2, float32(-g)}
+			for range 50 {
+				b, err := d.Upload(x)
+				if err != nil {
+					errs <- err
+					return
+				}
+				err = d.Unary(UnaryNeg, b, b, 0, 0)
+				got := make([]float32, 4)
+				if err == nil {
+					err = d.Read(got, b)
+				}
+				if err == nil && (got[0] != -x[0] || got[3] != -x[3]) {
+					err = fmt.Errorf("goroutine %d: got %v for %v", g, got, x)
+				}
+				if err2 := b.Free(); err == nil {
+					err = err2
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				runtime.Gosched()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestClosedDevice(t *testing.T) {
+	d, err := Open(Config{Lib: fakeLib(t, "")})
+	must(t, err)
+	b, err := d.Alloc(4)
+	must(t, err)
+	must(t, d.Close())
+	must(t, d.Close()) // twice is harmless
+	if err := d.Write(b, []float32{1}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Write after Close: %v", err)
+	}
+	if _, err := d.Alloc(1); err == nil {
+		t.Error("Alloc after Close: no error")
 	}
 }
