@@ -137,11 +137,15 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestClosedDevice(t *testing.T) {
-	d, err := Open(Config{Lib: fakeLib(t, "")})
+	lib := fakeLib(t, "")
+	d, err := Open(Config{Lib: lib})
 	must(t, err)
 	b, err := d.Alloc(4)
 	must(t, err)
 	must(t, d.Close())
+	if n := fakeStat(t, lib, "allocated"); n != 0 {
+		t.Errorf("%d bytes allocated after the context was released", n)
+	}
 	must(t, d.Close()) // twice is harmless
 	if err := d.Write(b, []float32{1}); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Write after Close: %v", err)

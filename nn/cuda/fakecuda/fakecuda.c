@@ -118,6 +118,15 @@ struct ctx {
 	CUresult sticky; // a fault of an earlier launch, reported from now on
 };
 static struct ctx primary; // the one device's primary context
+
+// An allocation: the mapping [base, base+maplen) ends with a guard page;
+// the device pointer is ptr = guard − size rounded up to 16 bytes.
+struct alloc {
+	char *base, *ptr;
+	size_t size, maplen;
+	struct alloc *next;
+};
+static struct alloc *allocations;
 static __thread struct ctx *current;
 
 static long long env_ll(const char *name, long long def) {
@@ -301,8 +310,18 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
 	pthread_mutex_lock(&mu);
 	if (primary.retained == 0)
 		r = CUDA_ERROR_INVALID_CONTEXT;
-	else if (--primary.retained == 0)
-		primary.sticky = CUDA_SUCCESS; // a released context is reset
+	else if (--primary.retained == 0) {
+		// The last release destroys the context: its error and its
+		// memory go with it.
+		primary.sticky = CUDA_SUCCESS;
+		while (allocations) {
+			struct alloc *a = allocations;
+			allocations = a->next;
+			munmap(a->base, a->maplen);
+			free(a);
+		}
+		allocated = allocs = 0;
+	}
 	pthread_mutex_unlock(&mu);
 	return r;
 }
@@ -320,14 +339,6 @@ CUresult cuCtxSynchronize(void) { return check(); }
 
 // ---- memory ----
 
-// An allocation: the mapping [base, base+maplen) ends with a guard page;
-// the device pointer is ptr = guard − size rounded up to 16 bytes.
-struct alloc {
-	char *base, *ptr;
-	size_t size, maplen;
-	struct alloc *next;
-};
-static struct alloc *allocations;
 
 // find returns the allocation holding [p, p+n), or NULL.
 static struct alloc *find(CUdeviceptr p, size_t n) {
