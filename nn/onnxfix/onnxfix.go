@@ -294,9 +294,12 @@ func fixAttribute(b []byte, n *Node) ([]byte, error) {
 // which case it returns a one-element zero tensor of the same data type.
 func fixTensor(b []byte) (out []byte, name string, dims []int64, empty bool, err error) {
 	var dtype uint64
+	var raw []byte
 	external := false
 	err = fields(b, func(num protowire.Number, typ protowire.Type, _, val []byte, v uint64) error {
 		switch {
+		case num == tensorRawData && typ == protowire.BytesType:
+			raw = val
 		case num == tensorName && typ == protowire.BytesType:
 			name = string(val)
 		case num == tensorDataType && typ == protowire.VarintType:
@@ -331,6 +334,9 @@ func fixTensor(b []byte) (out []byte, name string, dims []int64, empty bool, err
 		}
 	}
 	if !empty {
+		if dtype == dtypeBool && raw != nil {
+			return boolToInt32Data(b, raw), name, dims, false, nil
+		}
 		return b, name, dims, false, nil
 	}
 	size := 0
@@ -356,6 +362,33 @@ func fixTensor(b []byte) (out []byte, name string, dims []int64, empty bool, err
 	out = protowire.AppendTag(out, tensorRawData, protowire.BytesType)
 	out = protowire.AppendBytes(out, make([]byte, size))
 	return out, name, dims, true, err
+}
+
+// dtypeBool is TensorProto.DataType BOOL.
+const dtypeBool = 9
+
+// boolToInt32Data rewrites a bool tensor whose values are in raw_data (one
+// byte each, as the ONNX spec and every exporter store them; onnx-go reads
+// 8 bytes per value there and fails) to hold them in int32_data, which
+// onnx-go reads correctly.
+func boolToInt32Data(b, raw []byte) []byte {
+	out := make([]byte, 0, len(b)+len(raw))
+	_ = fields(b, func(num protowire.Number, _ protowire.Type, field, _ []byte, _ uint64) error {
+		if num != tensorRawData {
+			out = append(out, field...)
+		}
+		return nil
+	}) // b parsed without error in fixTensor
+	packed := make([]byte, 0, len(raw))
+	for _, v := range raw {
+		x := uint64(0)
+		if v != 0 {
+			x = 1
+		}
+		packed = protowire.AppendVarint(packed, x)
+	}
+	out = protowire.AppendTag(out, tensorInt32Data, protowire.BytesType)
+	return protowire.AppendBytes(out, packed)
 }
 
 func parseValue(b []byte) (Value, error) {

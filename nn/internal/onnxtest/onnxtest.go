@@ -27,21 +27,25 @@ type Node struct {
 	Attrs    []Attr
 }
 
-// Value is a graph input or output of type float32. Each entry of Dims is
-// an int (dim_value) or a string (dim_param).
+// Value is a graph input or output, of type float32 unless Elem gives
+// another TensorProto data type. Each entry of Dims is an int (dim_value)
+// or a string (dim_param).
 type Value struct {
 	Name string
 	Dims []any
+	Elem int32
 }
 
-// Tensor is an initializer or tensor attribute, float32 (F) or int64 (I).
-// A zero in Dims makes an empty tensor.
+// Tensor is an initializer or tensor attribute, float32 (F), int64 (I) or
+// bool (I, 0 or 1, with IsBool; stored one byte per value in raw_data as
+// exporters do). A zero in Dims makes an empty tensor.
 type Tensor struct {
-	Name  string
-	Dims  []int64
-	F     []float32
-	I     []int64
-	IsInt bool
+	Name   string
+	Dims   []int64
+	F      []float32
+	I      []int64
+	IsInt  bool
+	IsBool bool
 }
 
 // Attr is a node attribute; build it with the helpers below.
@@ -72,6 +76,11 @@ func F32(name string, dims []int64, v ...float32) Tensor {
 // I64 returns an int64 tensor.
 func I64(name string, dims []int64, v ...int64) Tensor {
 	return Tensor{Name: name, Dims: dims, I: v, IsInt: true}
+}
+
+// Bool returns a bool tensor holding v (0 or 1).
+func Bool(name string, dims []int64, v ...int64) Tensor {
+	return Tensor{Name: name, Dims: dims, I: v, IsBool: true}
 }
 
 // Bytes encodes the model.
@@ -152,7 +161,12 @@ func (t Tensor) bytes() []byte {
 		b = varint(b, 1, uint64(d))
 	}
 	var raw []byte
-	if t.IsInt {
+	if t.IsBool {
+		b = varint(b, 2, 9)
+		for _, v := range t.I {
+			raw = append(raw, byte(v))
+		}
+	} else if t.IsInt {
 		b = varint(b, 2, 7)
 		for _, v := range t.I {
 			raw = binary.LittleEndian.AppendUint64(raw, uint64(v))
@@ -183,8 +197,12 @@ func (v Value) bytes() []byte {
 		}
 		shape = msg(shape, 1, dim)
 	}
+	elem := uint64(1)
+	if v.Elem != 0 {
+		elem = uint64(v.Elem)
+	}
 	var tt []byte
-	tt = varint(tt, 1, 1)
+	tt = varint(tt, 1, elem)
 	tt = msg(tt, 2, shape)
 	var typ []byte
 	typ = msg(typ, 1, tt)
