@@ -142,7 +142,15 @@ func matmulOp(b *builder, _ *attrs, ins []*value) *value {
 }
 
 // matmulPerImage: a MatMul of a batch of matrices or rows by a constant
-// matrix.
+// matrix, or of two batched stacks of matrices of the same rank (attention:
+// queries by keys, weights by values).
 func matmulPerImage(b *builder, a *attrs, ins, outs []*value) bool {
-	return batchedFirst(b, a, ins, outs) && len(ins[0].shape) >= 2 && len(ins) == 2 && len(ins[1].shape) == 2
+	if len(ins) != 2 || ins[0] == nil || ins[1] == nil {
+		return false
+	}
+	x, y := ins[0], ins[1]
+	if b.batched(x) && b.batched(y) {
+		return len(x.shape) >= 3 && len(x.shape) == len(y.shape)
+	}
+	return batchedFirst(b, a, ins, outs) && len(x.shape) >= 2 && len(y.shape) == 2
 }

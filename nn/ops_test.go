@@ -402,7 +402,7 @@ func TestSupportedOps(t *testing.T) {
 		}
 		nodes = append(nodes, onode{name: "n_" + op, op: op})
 	}
-	if err := checkOps(nodes); err != nil {
+	if err := checkOps(nodes, 13); err != nil {
 		t.Errorf("checkOps rejects a supported operator: %v", err)
 	}
 	for _, op := range []string{"Conv", "HardSwish", "Resize"} {
@@ -455,17 +455,17 @@ func TestLoadErrors(t *testing.T) {
 		m    ot.Model
 		want []string
 	}{
-		{"unknown op", base(ot.Node{Op: "FancyOp"}), []string{`unsupported operator FancyOp (node "bad_node")`}},
+		{"unknown op", base(ot.Node{Op: "FancyOp"}), []string{`unsupported operator FancyOp (opset 11, node "bad_node")`}},
 		{"unknown ops", ot.Model{Opset: 13,
 			Nodes: []ot.Node{
 				{Name: "a", Op: "Gelu", In: []string{"x"}, Out: []string{"h1"}},
 				{Name: "b", Op: "Relu", In: []string{"h1"}, Out: []string{"h2"}},
 				{Name: "c", Op: "FusedConv", Domain: "com.microsoft", In: []string{"h2"}, Out: []string{"h3"}},
-				{Name: "d", Op: "LayerNormalization", In: []string{"h3"}, Out: []string{"h4"}},
+				{Name: "d", Op: "GridSample", In: []string{"h3"}, Out: []string{"h4"}},
 				{Name: "e", Op: "Gelu", In: []string{"h4"}, Out: []string{"y"}},
 			},
 			Inputs: []ot.Value{{Name: "x", Dims: []any{"N", 4}}}, Outputs: []ot.Value{{Name: "y"}}},
-			[]string{`3 unsupported operators: Gelu (node "a" and 1 more), FusedConv in domain "com.microsoft" (node "c"), LayerNormalization (node "d")`}},
+			[]string{`3 unsupported operators: Gelu (opset 13, node "a" and 1 more), FusedConv in domain "com.microsoft" (node "c"), GridSample (opset 13, node "d")`}},
 		{"unknown attribute", base(ot.Node{Op: "Relu", Attrs: []ot.Attr{ot.Int("fancy", 1)}}), []string{`node "bad_node" (Relu`, `unsupported attribute "fancy"`}},
 		{"pad wrap", base(ot.Node{Op: "Pad", In: []string{"x", "p"}, Attrs: []ot.Attr{ot.String("mode", "wrap")}}, ot.I64("p", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1)), []string{`"mode" = "wrap"`}},
 		{"resize cubic", base(ot.Node{Op: "Resize", In: []string{"x", "", "s"}, Attrs: []ot.Attr{ot.String("mode", "cubic")}}, ot.F32("s", []int64{4}, 1, 1, 2, 2)), []string{`"mode" = "cubic"`}},
