@@ -1,10 +1,13 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/amt-dev/amt/internal/goldentest"
 )
 
 // TestInferCheck checks amt infer -check on a supported model (the
@@ -43,5 +46,40 @@ func TestInferCheck(t *testing.T) {
 	}
 	if strings.Contains(out, "planned") {
 		t.Errorf("planned memory printed for a model that cannot load:\n%s", out)
+	}
+}
+
+// TestInferZoo runs models of issue #18's zoo through amt infer at batch 1
+// and 4 and compares the outputs with ONNX Runtime's (the fixtures of
+// nn/testdata/models; tolerance 1e-4 of the largest logit, as there).
+func TestInferZoo(t *testing.T) {
+	dir := filepath.Join("..", "..", "nn", "testdata", "models", "arch")
+	for _, c := range []struct{ model, input, shape string }{
+		{"vit_small_o17", "input_3x32x32", "4,3,32,32"},
+		{"swin_small_o17", "input_3x56x72", "4,3,56,72"},
+		{"convnext_small_o11", "input_3x64x64", "4,3,64,64"},
+	} {
+		want := goldentest.ReadF32(t, filepath.Join(dir, c.model+".out.logits.f32"))
+		limit := 0.0
+		for _, v := range want {
+			limit = math.Max(limit, math.Abs(float64(v)))
+		}
+		limit = 1e-4 * math.Max(1, limit)
+		for _, batch := range []string{"1", "4"} {
+			out := filepath.Join(t.TempDir(), "y.f32")
+			if _, err := runInfer(t, "-model", filepath.Join(dir, c.model+".onnx"), "-input", filepath.Join(dir, c.input+".f32"),
+				"-shape", c.shape, "-out", out, "-batch", batch); err != nil {
+				t.Fatal(err)
+			}
+			got := goldentest.ReadF32(t, out)
+			if len(got) != len(want) {
+				t.Fatalf("%s batch %s: %d values, want %d", c.model, batch, len(got), len(want))
+			}
+			for i := range got {
+				if d := math.Abs(float64(got[i] - want[i])); d > limit {
+					t.Fatalf("%s batch %s: value %d is %g, ONNX Runtime %g", c.model, batch, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
