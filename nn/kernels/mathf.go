@@ -94,3 +94,91 @@ func Tanhf(x float32) float32 {
 
 // Sigmoidf returns 1/(1+e**−x).
 func Sigmoidf(x float32) float32 { return 1 / (1 + Expf(-x)) }
+
+// Activations over slices (dst and src of equal length; dst may be src),
+// the loops of the fused element-wise chains nn recognises. They compute
+// what the scalar functions above compose to, the polynomials inlined; on
+// amd64 with AVX2 and FMA, GELU, SiLU and ExpShifted run eight values at a
+// time in assembly (mathf_amd64.s, same polynomials, fused multiply-adds),
+// these Go loops doing the last n mod 8.
+
+// geluGo is GELU in Go.
+func geluGo(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, x := range src {
+		z := max(-4, min(4, x*0.70710677))
+		z2 := z * z
+		p := float32(-2.72614225801306e-10)
+		p = p*z2 + 2.77068142495902e-08
+		p = p*z2 - 2.10102402082508e-06
+		p = p*z2 - 5.69250639462346e-05
+		p = p*z2 - 7.34990630326855e-04
+		p = p*z2 - 2.95459980854025e-03
+		p = p*z2 - 1.60960333262415e-02
+		q := float32(-1.45660718464996e-05)
+		q = q*z2 - 2.13374055278905e-04
+		q = q*z2 - 1.68282697438203e-03
+		q = q*z2 - 7.37332916720468e-03
+		q = q*z2 - 1.42647390514189e-02
+		dst[i] = 0.5 * x * (1 + z*p/q)
+	}
+}
+
+// GELUTanh sets dst[i] = x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+func GELUTanh(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, x := range src {
+		dst[i] = 0.5 * x * (1 + Tanhf(0.7978845608*(x+0.044715*x*x*x)))
+	}
+}
+
+// siluGo is SiLU in Go.
+func siluGo(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, x := range src {
+		dst[i] = x / (1 + Expf(-x))
+	}
+}
+
+// expShiftedGo is ExpShifted in Go.
+func expShiftedGo(dst, src []float32, shift float32) float64 {
+	const (
+		log2e = 1.44269504088896341
+		ln2hi = 0.693359375
+		ln2lo = -2.12194440e-4
+		round = 12582912
+	)
+	src = src[:len(dst)]
+	var s0, s1 float64
+	for i, v := range src {
+		x := v - shift
+		n := x*log2e + round - round
+		r := x - n*ln2hi - n*ln2lo
+		p := float32(1.9875691500e-4)
+		p = p*r + 1.3981999507e-3
+		p = p*r + 8.3334519073e-3
+		p = p*r + 4.1665795894e-2
+		p = p*r + 1.6666665459e-1
+		p = p*r + 5.0000001201e-1
+		y := (p*r*r + r + 1) * math.Float32frombits(uint32(int32(n)+127)<<23)
+		if !(x >= -87.33654) { // also NaN − NaN and −Inf inputs
+			y = 0
+		}
+		dst[i] = y
+		if i&1 == 0 {
+			s0 += float64(y)
+		} else {
+			s1 += float64(y)
+		}
+	}
+	return s0 + s1
+}
+
+// maxGo is Max in Go.
+func maxGo(x []float32) float32 {
+	m := float32(math.Inf(-1))
+	for _, v := range x {
+		m = max(m, v)
+	}
+	return m
+}

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -89,5 +90,114 @@ func TestErffTanhf(t *testing.T) {
 				t.Errorf("%s(%g) = %g, want %g", c.name, x, got, want)
 			}
 		}
+	}
+}
+
+func TestActivationSlices(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    func(dst, src []float32)
+		ref  func(float64) float64
+	}{
+		{"GELU", GELU, func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }},
+		{"GELUTanh", GELUTanh, func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))) }},
+		{"SiLU", SiLU, func(x float64) float64 { return x / (1 + math.Exp(-x)) }},
+	} {
+		var src []float32
+		for x := float32(-30); x <= 30; x += 0.0137 {
+			src = append(src, x)
+		}
+		dst := make([]float32, len(src))
+		c.f(dst, src)
+		for i, x := range src {
+			want := c.ref(float64(x))
+			if d := math.Abs(float64(dst[i]) - want); d > 1e-6*(1+math.Abs(want)) {
+				t.Fatalf("%s(%g) = %g, want %g", c.name, x, dst[i], want)
+			}
+		}
+		c.f(src, src) // in place
+		for i := range src {
+			if src[i] != dst[i] {
+				t.Fatalf("%s in place: element %d is %g, want %g", c.name, i, src[i], dst[i])
+			}
+		}
+	}
+}
+
+func TestExpShifted(t *testing.T) {
+	src := []float32{0, -1, -0.5, -20, -87, -87.4, -100, float32(math.Inf(-1)), 3, 2.5}
+	dst := make([]float32, len(src))
+	sum := ExpShifted(dst, src, 3)
+	var want float64
+	for i, v := range src {
+		e := math.Exp(float64(v) - 3)
+		if float64(v)-3 < -87.33654 {
+			e = 0
+		}
+		want += e
+		if d := math.Abs(float64(dst[i]) - e); d > 2e-7*e {
+			t.Errorf("element %d: e**(%g-3) = %g, want %g", i, v, dst[i], e)
+		}
+	}
+	if math.Abs(sum-want) > 1e-6*want {
+		t.Errorf("sum %g, want %g", sum, want)
+	}
+}
+
+// TestActivationLengths checks every length up to 40 (the assembly's
+// multiples of 8 and the Go loop's rest) against the Go loops.
+func TestActivationLengths(t *testing.T) {
+	src := make([]float32, 40)
+	for i := range src {
+		src[i] = float32(i%13)*0.9 - 6
+	}
+	for n := 0; n <= len(src); n++ {
+		for _, c := range []struct {
+			name   string
+			f, ref func(dst, src []float32)
+		}{{"GELU", GELU, geluGo}, {"SiLU", SiLU, siluGo}, {"ExpShifted", func(d, s []float32) { ExpShifted(d, s, 6) }, func(d, s []float32) { expShiftedGo(d, s, 6) }}} {
+			got, want := make([]float32, n+1), make([]float32, n+1)
+			got[n], want[n] = 7, 7 // past the end: untouched
+			c.f(got[:n], src[:n])
+			c.ref(want[:n], src[:n])
+			for i := range got {
+				if math.Abs(float64(got[i]-want[i])) > 1e-6*(1+math.Abs(float64(want[i]))) {
+					t.Fatalf("%s, n=%d: element %d is %g, want %g", c.name, n, i, got[i], want[i])
+				}
+			}
+		}
+		if s, w := ExpShifted(make([]float32, n), src[:n], 6), expShiftedGo(make([]float32, n), src[:n], 6); math.Abs(s-w) > 1e-5*(1+w) {
+			t.Fatalf("ExpShifted, n=%d: sum %g, want %g", n, s, w)
+		}
+	}
+}
+
+func TestMaxScale(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32((i*7)%11) - 5
+		}
+		want := maxGo(x)
+		if got := Max(x); got != want {
+			t.Fatalf("n=%d: Max = %g, want %g", n, got, want)
+		}
+		for at := 0; at < n; at++ {
+			y := slices.Clone(x)
+			y[at] = float32(math.NaN())
+			if got := Max(y); got == got {
+				t.Fatalf("n=%d, NaN at %d: Max = %g, want NaN", n, at, got)
+			}
+		}
+		y := slices.Clone(x)
+		Scale(y, -0.5)
+		for i := range y {
+			if y[i] != x[i]*-0.5 {
+				t.Fatalf("n=%d: Scale element %d is %g, want %g", n, i, y[i], x[i]*-0.5)
+			}
+		}
+	}
+	if m := Max(nil); !math.IsInf(float64(m), -1) {
+		t.Errorf("Max(nil) = %g", m)
 	}
 }
