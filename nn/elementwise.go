@@ -348,29 +348,38 @@ func (b *builder) softmax(a *attrs, ins []*value, log bool) *value {
 // softmaxRow writes the softmax (or, with log, the log-softmax) of in to
 // out.
 func softmaxRow(out, in []float32, log bool) {
-	m := float32(math.Inf(-1))
-	for _, v := range in {
-		m = max(m, v)
+	m := kernels.Max(in)
+	if math.IsInf(float64(m), 0) || m != m {
+		softmaxRowSlow(out, in, m, log)
+		return
 	}
-	var s float64
+	s := kernels.ExpShifted(out, in, m)
 	if log {
-		for _, v := range in {
-			s += float64(kernels.Expf(v - m))
-		}
 		ls := m + float32(math.Log(s))
 		for k, v := range in {
 			out[k] = v - ls
 		}
 		return
 	}
+	kernels.Scale(out, float32(1/s))
+}
+
+// softmaxRowSlow is softmaxRow for a row whose maximum m is infinite or
+// NaN (all −Inf, or +Inf or NaN in it): the exponentials computed in the
+// general way, giving what ONNX Runtime gives (NaN where it does).
+func softmaxRowSlow(out, in []float32, m float32, log bool) {
+	var s float64
 	for k, v := range in {
 		e := kernels.Expf(v - m)
 		out[k] = e
 		s += float64(e)
 	}
-	inv := float32(1 / s)
-	for k := range out {
-		out[k] *= inv
+	for k, v := range in {
+		if log {
+			out[k] = v - m - float32(math.Log(s))
+		} else {
+			out[k] = float32(float64(out[k]) / s)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"fmt"
+	"math"
 	"runtime"
 	"slices"
 
@@ -323,6 +325,36 @@ func (b *builder) fuseChain() (v *value, result string, ok bool) {
 	}
 	last := steps[len(steps)-1]
 	result = p.nodes[last.node].outputs[0]
+	// A chain of one input computing a known activation (whatever the
+	// order of its nodes) runs as that activation's loop.
+	known := ""
+	if len(inputs) == 1 {
+		probe := func(x []float32) []float32 {
+			vals := make([][]float32, len(regs))
+			for r, g := range regs {
+				switch g.kind {
+				case regInput:
+					vals[r] = x
+				case regConst:
+					vals[r] = slices.Repeat([]float32{g.c}, len(x))
+				}
+			}
+			for _, s := range steps {
+				args := make([][]float32, len(s.args))
+				for k, r := range s.args {
+					args[k] = vals[r]
+				}
+				vals[s.dst] = make([]float32, len(x))
+				s.f(vals[s.dst], args)
+			}
+			return vals[last.dst]
+		}
+		if name, f := knownActivation(probe); f != nil {
+			in := slices.Index(regs, reg{kind: regInput})
+			steps = []step{{node: last.node, f: f, args: []int{in}, dst: last.dst}}
+			known = name
+		}
+	}
 	// Registers used by the kept steps: inputs may have been added by
 	// dropped ones; they stay in the op's inputs (harmless).
 	consts := make([][]float32, len(regs))
@@ -383,6 +415,9 @@ func (b *builder) fuseChain() (v *value, result string, ok bool) {
 			}
 		})
 	})
+	if known != "" && v.op != nil {
+		v.op.label = fmt.Sprintf("%s(%s)", known, b.node().name)
+	}
 	return v, result, true
 }
 
@@ -391,4 +426,47 @@ func (b *builder) fuseChain() (v *value, result string, ok bool) {
 func rejected(c int, members map[int]bool) bool {
 	v, tried := members[c]
 	return tried && !v
+}
+
+// knownActivations are the activations whose fused chains run as one loop
+// of package kernels: the function and its loop.
+var knownActivations = []struct {
+	name string
+	f    func(x float64) float64
+	loop func(dst, src []float32)
+}{
+	{"GELU", func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }, kernels.GELU},
+	{"GELUTanh", func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))) }, kernels.GELUTanh},
+	{"SiLU", func(x float64) float64 { return x / (1 + math.Exp(-x)) }, kernels.SiLU},
+}
+
+// activationProbes are the points at which a chain is compared with the
+// known activations: every 1/16 over [−8, 8] and a few far out.
+var activationProbes = func() []float32 {
+	p := []float32{-1000, -60, -20, 20, 60, 1000}
+	for k := -128; k <= 128; k++ {
+		p = append(p, float32(k)/16)
+	}
+	return p
+}()
+
+// knownActivation returns the name and loop of the known activation that
+// probe (a chain of one input, run on a slice) computes, or nil.
+func knownActivation(probe func([]float32) []float32) (string, ewFunc) {
+	got := probe(activationProbes)
+	for _, a := range knownActivations {
+		match := true
+		for k, x := range activationProbes {
+			want := a.f(float64(x))
+			if d := math.Abs(float64(got[k]) - want); !(d <= 1e-5*(1+math.Abs(want))) {
+				match = false
+				break
+			}
+		}
+		if match {
+			loop := a.loop
+			return a.name, func(dst []float32, args [][]float32) { loop(dst, args[0]) }
+		}
+	}
+	return "", nil
 }

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	ot "github.com/amt-dev/amt/nn/internal/onnxtest"
@@ -15,6 +16,7 @@ var chainNodes = []struct {
 	nodes  []ot.Node
 	consts []ot.Tensor
 	ref    func(x float64) float64
+	known  string // the known activation recognised (fuse.go), or ""
 }{
 	{"gelu_erf", []ot.Node{
 		{Op: "Div", In: []string{"x", "sqrt2"}, Out: []string{"d"}},
@@ -22,7 +24,7 @@ var chainNodes = []struct {
 		{Op: "Add", In: []string{"e", "one"}, Out: []string{"a"}},
 		{Op: "Mul", In: []string{"x", "a"}, Out: []string{"m"}},
 		{Op: "Mul", In: []string{"m", "half"}, Out: []string{"y"}},
-	}, nil, func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }},
+	}, nil, func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }, "GELU"},
 	{"gelu_tanh", []ot.Node{
 		{Op: "Mul", In: []string{"x", "x"}, Out: []string{"x2"}},
 		{Op: "Mul", In: []string{"x", "x2"}, Out: []string{"x3"}},
@@ -35,20 +37,20 @@ var chainNodes = []struct {
 		{Op: "Mul", In: []string{"half", "t6"}, Out: []string{"y"}},
 	}, nil, func(x float64) float64 {
 		return 0.5 * x * (1 + math.Tanh(0.7978846*(x+0.044715*x*x*x)))
-	}},
+	}, "GELUTanh"},
 	{"silu", []ot.Node{
 		{Op: "Sigmoid", In: []string{"x"}, Out: []string{"s"}},
 		{Op: "Mul", In: []string{"x", "s"}, Out: []string{"y"}},
-	}, nil, func(x float64) float64 { return x / (1 + math.Exp(-x)) }},
+	}, nil, func(x float64) float64 { return x / (1 + math.Exp(-x)) }, "SiLU"},
 	{"mish", []ot.Node{
 		{Op: "Softplus", In: []string{"x"}, Out: []string{"s"}},
 		{Op: "Tanh", In: []string{"s"}, Out: []string{"t"}},
 		{Op: "Mul", In: []string{"x", "t"}, Out: []string{"y"}},
-	}, nil, func(x float64) float64 { return x * math.Tanh(math.Log1p(math.Exp(x))) }},
+	}, nil, func(x float64) float64 { return x * math.Tanh(math.Log1p(math.Exp(x))) }, ""},
 	{"hardswish_decomposed", []ot.Node{
 		{Op: "HardSigmoid", In: []string{"x"}, Out: []string{"h"}, Attrs: []ot.Attr{ot.Float("alpha", 1.0/6)}},
 		{Op: "Mul", In: []string{"x", "h"}, Out: []string{"y"}},
-	}, nil, func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }},
+	}, nil, func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }, ""},
 	{"quick_gelu_clip", []ot.Node{
 		{Op: "Mul", In: []string{"x", "k"}, Out: []string{"kx"}},
 		{Op: "Sigmoid", In: []string{"kx"}, Out: []string{"s"}},
@@ -56,7 +58,7 @@ var chainNodes = []struct {
 		{Op: "Clip", In: []string{"q", "lo", "hi"}, Out: []string{"y"}},
 	}, []ot.Tensor{ot.F32("lo", nil, -0.1), ot.F32("hi", nil, 1.5)}, func(x float64) float64 {
 		return math.Max(-0.1, math.Min(1.5, x/(1+math.Exp(-1.702*x))))
-	}},
+	}, ""},
 }
 
 // chainModel builds a model computing a chain on x [N,5,7]; expose also
@@ -88,6 +90,9 @@ func TestFusedChains(t *testing.T) {
 					ops := graphOps(t, m, batch)
 					if !expose && len(ops) != 1 {
 						t.Errorf("batch %d: graph ops %v, want one fused op", batch, ops)
+					}
+					if !expose && c.known != "" && (len(ops) != 1 || !strings.HasPrefix(ops[0], c.known+"(")) {
+						t.Errorf("batch %d: graph ops %v, want the %s loop", batch, ops, c.known)
 					}
 					if expose && len(ops) < 2 {
 						t.Errorf("batch %d: graph ops %v: the chain was fused although a value inside it is a graph output", batch, ops)
@@ -260,4 +265,46 @@ func intsOf(d []int64) []int {
 		out[k] = int(v)
 	}
 	return out
+}
+
+// TestMatMulFusion checks that a MatMul of a 3-D value by a weight absorbs
+// the bias Add, the layer-scale Mul and the residual Add after it (one op,
+// one GEMM over all rows), computing what the unfused graph does.
+func TestMatMulFusion(t *testing.T) {
+	model := func(expose bool) ot.Model {
+		m := ot.Model{Opset: 13,
+			Nodes: []ot.Node{
+				{Name: "mm", Op: "MatMul", In: []string{"x", "w"}, Out: []string{"a"}},
+				{Name: "bias", Op: "Add", In: []string{"bvec", "a"}, Out: []string{"b"}},
+				{Name: "scale", Op: "Mul", In: []string{"b", "g"}, Out: []string{"c"}},
+				{Name: "res", Op: "Add", In: []string{"r", "c"}, Out: []string{"y"}},
+			},
+			Inits: []ot.Tensor{ot.F32("w", []int64{6, 4}, seq(24, 0.1)...), ot.F32("bvec", []int64{4}, 0.5, -1, 2, 0.25),
+				ot.F32("g", []int64{1, 1, 4}, 1.5, 0.5, -2, 3)},
+			Inputs:  []ot.Value{{Name: "x", Dims: []any{"N", 5, 6}}, {Name: "r", Dims: []any{"N", 5, 4}}},
+			Outputs: []ot.Value{{Name: "y"}}}
+		if expose {
+			m.Outputs = append(m.Outputs, ot.Value{Name: "a"})
+		}
+		return m
+	}
+	fused, plain := mustLoad(t, model(false)), mustLoad(t, model(true))
+	for _, batch := range []int{1, 3} {
+		if ops := graphOps(t, fused, batch); len(ops) != 1 {
+			t.Errorf("batch %d: graph ops %v, want the MatMul alone", batch, ops)
+		}
+		if ops := graphOps(t, plain, batch); len(ops) != 4 {
+			t.Errorf("batch %d: graph ops %v, want four (the product is a graph output)", batch, ops)
+		}
+		x, r := randInput([]int{batch, 5, 6}, 1), randInput([]int{batch, 5, 4}, 2)
+		got, err := fused.Run(x, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := plain.Run(x, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		approx(t, got[0].Data().([]float32), want[0].Data().([]float32), 1e-5)
+	}
 }

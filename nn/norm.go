@@ -76,26 +76,44 @@ func (p *normPlan) run(out, in []float32) {
 	}
 }
 
-// normRow normalises one row: the mean and variance summed in float64, the
-// variance about the mean (two passes).
+// normRow normalises one row: the mean, then the variance about it (two
+// passes), each summed in four float32 partial sums.
 func normRow(out, in []float32, eps float32, scale, bias []float32) {
-	var s float64
-	for _, v := range in {
-		s += float64(v)
+	n := len(in)
+	out = out[:n]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += in[i]
+		s1 += in[i+1]
+		s2 += in[i+2]
+		s3 += in[i+3]
 	}
-	mean := float32(s / float64(len(in)))
-	var q float64
-	for _, v := range in {
-		d := float64(v - mean)
-		q += d * d
+	for ; i < n; i++ {
+		s0 += in[i]
 	}
-	rstd := float32(1 / math.Sqrt(q/float64(len(in))+float64(eps)))
+	mean := (s0 + s1 + s2 + s3) / float32(n)
+	s0, s1, s2, s3 = 0, 0, 0, 0
+	for i = 0; i+4 <= n; i += 4 {
+		d0, d1, d2, d3 := in[i]-mean, in[i+1]-mean, in[i+2]-mean, in[i+3]-mean
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for ; i < n; i++ {
+		d := in[i] - mean
+		s0 += d * d
+	}
+	rstd := float32(1 / math.Sqrt(float64((s0+s1+s2+s3)/float32(n)+eps)))
 	switch {
 	case scale != nil && bias != nil:
+		scale, bias = scale[:n], bias[:n]
 		for k, v := range in {
 			out[k] = (v-mean)*rstd*scale[k] + bias[k]
 		}
 	case scale != nil:
+		scale = scale[:n]
 		for k, v := range in {
 			out[k] = (v - mean) * rstd * scale[k]
 		}
@@ -104,6 +122,7 @@ func normRow(out, in []float32, eps float32, scale, bias []float32) {
 			out[k] = (v - mean) * rstd
 		}
 		if bias != nil {
+			bias = bias[:n]
 			for k := range out {
 				out[k] += bias[k]
 			}
