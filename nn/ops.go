@@ -141,7 +141,7 @@ func init() {
 		// norm.go).
 		"AveragePool":           {build: one(pool(false)), perImage: batchedFirst},
 		"BatchNormalization":    {build: one(batchNormOp), perImage: batchedFirst},
-		"Conv":                  {build: one(convOp), perImage: batchedFirst},
+		"Conv":                  {build: one(convAnyOp), perImage: batchedFirst},
 		"ConvTranspose":         {build: one(convTransposeOp), perImage: batchedFirst},
 		"GlobalAveragePool":     {build: one(globalPool(false)), perImage: batchedFirst},
 		"GlobalMaxPool":         {build: one(globalPool(true)), perImage: batchedFirst},

@@ -803,6 +803,10 @@ OPS += [
     Op("scatternd_add", [16], scatternd("add"), "reduction add (opset 16)"),
     Op("gather_axis1", ISSUE18, one("Gather", [(2, 5, 3)], consts=[("idx", i64(0))], axis=1), "x[:, 0] (ViT's class token)"),
     Op("gather_axis_neg", ISSUE18, one("Gather", [(2, 5, 3)], consts=[("idx", i64([[2, -1], [0, 1]]))], axis=-1), "2-D indices, negative index"),
+    Op("conv1d_pads", ISSUE18, conv((2, 4, 9), (6, 4, 3), pads=[1, 2]), "1-D: pads 1 and 2"),
+    Op("conv1d_stride_dil", ISSUE18, conv((1, 3, 17), (5, 3, 4), bias=False, strides=[2], dilations=[2]), "1-D: stride 2, dilation 2"),
+    Op("conv1d_eca", ISSUE18, conv((2, 1, 16), (1, 1, 5), bias=False, pads=[2, 2]), "1-D over channels as ECA attention: [N,1,C], kernel 5"),
+    Op("conv1d_depthwise_same", ISSUE18, conv((1, 4, 10), (4, 1, 3), group=4, auto_pad="SAME_UPPER", strides=[2]), "1-D depthwise, auto_pad SAME_UPPER, stride 2"),
     Op("matmul_4d_both", ISSUE18, one("MatMul", [(2, 3, 5, 4), (2, 3, 4, 6)]), "attention-shaped: both operands run-time [B,heads,N,d]"),
 ]
 
