@@ -1,0 +1,58 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// func dwRowAVX2(out, in *float32, stride int, w *float32, kh, kw, chunks int, bias float32)
+//
+// out[x] = bias + Σ w[ky·kw+kx]·in[ky·stride+x+kx] for x < chunks·32: per
+// chunk of 32 outputs, four accumulators Y0-Y3 over all kh·kw taps.
+TEXT ·dwRowAVX2(SB), NOSPLIT, $0-60
+	MOVQ out+0(FP), DI
+	MOVQ in+8(FP), SI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8 // row stride in bytes
+	MOVQ w+24(FP), R9
+	MOVQ kh+32(FP), R11
+	MOVQ kw+40(FP), R12
+	MOVQ chunks+48(FP), R13
+	VBROADCASTSS bias+56(FP), Y7
+
+chunk:
+	VMOVAPS Y7, Y0
+	VMOVAPS Y7, Y1
+	VMOVAPS Y7, Y2
+	VMOVAPS Y7, Y3
+	MOVQ SI, AX  // row pointer
+	MOVQ R9, BX  // weight pointer
+	MOVQ R11, CX // rows left
+
+row:
+	MOVQ AX, DX  // tap pointer
+	MOVQ R12, R10 // taps left in the row
+
+tap:
+	VBROADCASTSS (BX), Y4
+	VFMADD231PS (DX), Y4, Y0
+	VFMADD231PS 32(DX), Y4, Y1
+	VFMADD231PS 64(DX), Y4, Y2
+	VFMADD231PS 96(DX), Y4, Y3
+	ADDQ $4, BX
+	ADDQ $4, DX
+	DECQ R10
+	JNE tap
+
+	ADDQ R8, AX
+	DECQ CX
+	JNE row
+
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	DECQ R13
+	JNE chunk
+
+	VZEROUPPER
+	RET
