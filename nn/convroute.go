@@ -2,12 +2,16 @@ package nn
 
 import "slices"
 
-// convAnyOp is Conv: 2-D (convOp), or 1-D (an input [N,C,L], as in
+// convAnyOp is Conv: 2-D (a depthwise one of stride 1 with
+// depthwiseOp, the others with convOp), or 1-D (an input [N,C,L], as in
 // ECA attention or audio front ends) run as a 2-D convolution of height 1.
 func convAnyOp(b *builder, a *attrs, ins []*value) *value {
 	x := need(ins, 0, "X")
 	switch len(x.shape) {
 	case 4:
+		if v, ok := depthwiseOp(b, a, ins); ok {
+			return v
+		}
 		return convOp(b, a, ins)
 	case 3:
 	default:
