@@ -7,7 +7,8 @@ import (
 )
 
 // depthwiseOp compiles a Conv that is a depthwise convolution of stride 1
-// (ConvNeXt's 7×7, MobileNet's and EfficientNet's 3×3 and 5×5) with
+// with a kernel larger than 1×1 (ConvNeXt's 7×7, MobileNet's and
+// EfficientNet's 3×3 and 5×5) with
 // kernels.Depthwise, absorbing what convOp would (a BatchNormalization, a
 // residual Add, an activation: see fuseConv); ok=false for any other Conv,
 // which convOp compiles.
@@ -31,7 +32,7 @@ func depthwiseOp(b *builder, a *attrs, ins []*value) (v *value, ok bool) {
 	if opt(ins, 2) != nil {
 		bias = constant(ins, 2, "B").floats()
 	}
-	if !kernels.DepthwiseFits(s) || w.shape[1] != 1 || (bias != nil && len(bias) != s.OutC) {
+	if !kernels.DepthwiseFits(s) || w.shape[1] != 1 || s.KH*s.KW == 1 || (bias != nil && len(bias) != s.OutC) {
 		return nil, false
 	}
 	shape := []int{x.shape[0], s.OutC, s.OutH(), s.OutW()}
@@ -62,6 +63,16 @@ func depthwiseOp(b *builder, a *attrs, ins []*value) (v *value, ok bool) {
 		v = b.emit(shape, []*value{x, f.res}, func(dst []float32, ins [][]float32) { d.ForwardAdd(dst, ins[0], ins[1], batch) })
 	} else {
 		v = b.emit(shape, []*value{x}, func(dst []float32, ins [][]float32) { d.Forward(dst, ins[0], batch) })
+		if v.op != nil {
+			// Straight into a channel Concat's output (zero-copy Concat,
+			// see concatOp): GhostNet's cheap operation feeds one.
+			isz, osz := numel(x.shape[1:]), numel(shape[1:])
+			v.op.fnInto = func(dst []float32, off, stride int, ins [][]float32) {
+				for i := 0; i < batch; i++ {
+					d.Forward(dst[i*stride+off:i*stride+off+osz], ins[0][i*isz:(i+1)*isz], 1)
+				}
+			}
+		}
 	}
 	if f.out != b.node().outputs[0] {
 		b.env[f.out] = v

@@ -308,3 +308,46 @@ func TestMatMulFusion(t *testing.T) {
 		approx(t, got[0].Data().([]float32), want[0].Data().([]float32), 1e-5)
 	}
 }
+
+// TestDepthwiseConcat checks depthwise convolutions (one with a fused
+// Relu) writing straight into a channel Concat, against the same graph with
+// a Concat input also a graph output (ordinary Concat).
+func TestDepthwiseConcat(t *testing.T) {
+	model := func(expose bool) ot.Model {
+		m := ot.Model{Opset: 13,
+			Nodes: []ot.Node{
+				{Name: "dw1", Op: "Conv", In: []string{"x", "w1", "b1"}, Out: []string{"c"}, Attrs: []ot.Attr{ot.Int("group", 2), ot.Ints("pads", 1, 1, 1, 1)}},
+				{Name: "relu", Op: "Relu", In: []string{"c"}, Out: []string{"r"}},
+				{Name: "dw2", Op: "Conv", In: []string{"x", "w2"}, Out: []string{"d"}, Attrs: []ot.Attr{ot.Int("group", 2), ot.Ints("pads", 2, 2, 2, 2)}},
+				{Name: "cat", Op: "Concat", In: []string{"r", "d"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Int("axis", 1)}},
+			},
+			Inits: []ot.Tensor{ot.F32("w1", []int64{2, 1, 3, 3}, seq(18, 0.1)...), ot.F32("b1", []int64{2}, 0.1, -0.2),
+				ot.F32("w2", []int64{2, 1, 5, 5}, seq(50, 0.05)...)},
+			Inputs:  []ot.Value{{Name: "x", Dims: []any{"N", 2, 5, 6}}},
+			Outputs: []ot.Value{{Name: "y"}}}
+		if expose {
+			m.Outputs = append(m.Outputs, ot.Value{Name: "d"})
+		}
+		return m
+	}
+	fused, plain := mustLoad(t, model(false)), mustLoad(t, model(true))
+	for _, batch := range []int{1, 3} {
+		x := randInput([]int{batch, 2, 5, 6}, 5)
+		got, err := fused.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := batchedRun(t, plain, x)
+		approx(t, got[0].Data().([]float32), want[0].Data().([]float32), 1e-6)
+		inst, _ := fused.instance(batch)
+		parts := 0
+		for _, n := range inst.g.AllNodes() {
+			if o, ok := n.Op().(*gop); ok {
+				parts += len(o.parts)
+			}
+		}
+		if parts != 2 {
+			t.Errorf("batch %d: %d convolutions write into the Concat, want 2", batch, parts)
+		}
+	}
+}
