@@ -11,10 +11,12 @@ import (
 // with a bias, an activation and a residual.
 func TestDepthwise(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
-	for _, c := range []struct{ c, h, w, k, pad int }{
-		{24, 56, 56, 7, 3}, {5, 7, 9, 7, 3}, {8, 14, 14, 3, 1}, {3, 5, 33, 5, 2}, {4, 3, 2, 3, 1}, {2, 6, 70, 3, 0}, {2, 4, 4, 1, 0},
+	for _, c := range []struct{ c, h, w, k, pad, sh, sw int }{
+		{24, 56, 56, 7, 3, 1, 1}, {5, 7, 9, 7, 3, 1, 1}, {8, 14, 14, 3, 1, 1, 1}, {3, 5, 33, 5, 2, 1, 1}, {4, 3, 2, 3, 1, 1, 1},
+		{2, 6, 70, 3, 0, 1, 1}, {2, 4, 4, 1, 0, 1, 1},
+		{16, 112, 112, 3, 1, 2, 2}, {5, 9, 11, 5, 2, 2, 2}, {3, 8, 7, 3, 1, 2, 1}, {3, 7, 8, 3, 0, 1, 2}, {2, 5, 66, 5, 2, 2, 2}, {2, 4, 5, 1, 0, 2, 2}, {2, 6, 6, 2, 0, 2, 2},
 	} {
-		s := ConvShape{InC: c.c, InH: c.h, InW: c.w, OutC: c.c, KH: c.k, KW: c.k, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1,
+		s := ConvShape{InC: c.c, InH: c.h, InW: c.w, OutC: c.c, KH: c.k, KW: c.k, StrideH: c.sh, StrideW: c.sw, DilH: 1, DilW: 1,
 			PadTop: c.pad, PadLeft: c.pad, PadBottom: c.pad, PadRight: c.pad, Groups: c.c}
 		if !DepthwiseFits(s) {
 			t.Fatalf("%+v: does not fit", s)
@@ -61,7 +63,7 @@ func TestDepthwise(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewDepthwise(ConvShape{InC: 2, InH: 4, InW: 4, OutC: 2, KH: 3, KW: 3, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1, Groups: 2}, make([]float32, 18), nil, Activation{}); err == nil {
-		t.Error("stride 2: no error")
+	if _, err := NewDepthwise(ConvShape{InC: 2, InH: 4, InW: 4, OutC: 2, KH: 3, KW: 3, StrideH: 3, StrideW: 3, DilH: 1, DilW: 1, Groups: 2}, make([]float32, 18), nil, Activation{}); err == nil {
+		t.Error("stride 3: no error")
 	}
 }
