@@ -2,7 +2,7 @@ package nn
 
 import "slices"
 
-// convAnyOp is Conv: 2-D (a depthwise one of stride 1 with
+// convAnyOp is Conv: 2-D (a depthwise one of stride 1 or 2 with
 // depthwiseOp, the others with convOp), or 1-D (an input [N,C,L], as in
 // ECA attention or audio front ends) run as a 2-D convolution of height 1.
 func convAnyOp(b *builder, a *attrs, ins []*value) *value {

@@ -7,7 +7,7 @@ import (
 )
 
 // depthwiseOp compiles a Conv that is a depthwise convolution of stride 1
-// with a kernel larger than 1×1 (ConvNeXt's 7×7, MobileNet's and
+// or 2 with a kernel larger than 1×1 (ConvNeXt's 7×7, MobileNet's and
 // EfficientNet's 3×3 and 5×5) with
 // kernels.Depthwise, absorbing what convOp would (a BatchNormalization, a
 // residual Add, an activation: see fuseConv); ok=false for any other Conv,

@@ -74,6 +74,22 @@ func hardSwish(x float32) float32 {
 	return x * max(0, min(1, alpha*x+beta))
 }
 
+// hardSwishOp is HardSwish with its loop written out (MobileNetV3 applies
+// it to most of its activations).
+func hardSwishOp(b *builder, _ *attrs, ins []*value) *value {
+	x := need(ins, 0, "X")
+	if x.c != nil && x.c.isInt {
+		fail("integer input is not supported")
+	}
+	return b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
+		const alpha, beta = float32(1.0 / 6), float32(0.5)
+		in := ins[0][:len(out)]
+		for i, v := range in {
+			out[i] = v * max(0, min(1, alpha*v+beta))
+		}
+	})
+}
+
 // unaryOp applies f to every element of x; ints: an integer constant is
 // folded (through float32), otherwise it is an error.
 func (b *builder) unaryOp(x *value, f func(float32) float32, ints bool) *value {
@@ -235,6 +251,145 @@ func binop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFunc {
 			bcast(out, shape, ins[0], xs, ins[1], ys, f)
 		})
 	})
+}
+
+// arith is the build function of Add, Sub, Mul and Div: binop, with the
+// float32 broadcasting done by bcastArith's loops (no call per element:
+// squeeze-excitation's gating Mul of [N,C,H,W] by [N,C,1,1], biases,
+// residuals).
+func arith(k arithKind) buildFunc {
+	fi := []func(x, y int64) int64{add[int64], sub[int64], mul[int64], divInt}[k]
+	return one(func(b *builder, a *attrs, ins []*value) *value {
+		x, y := need(ins, 0, "A"), need(ins, 1, "B")
+		if b.p.opset < 7 || (x.c != nil && y.c != nil) {
+			return binop(arithFuncs[k], fi)(b, a, ins)[0] // errors and folding
+		}
+		shape, err := broadcastShape(x.shape, y.shape)
+		if err != nil {
+			fail("%v", err)
+		}
+		xs, ys := x.shape, y.shape
+		return b.emit(shape, []*value{x, y}, func(out []float32, ins [][]float32) {
+			bcastArith(k, out, shape, ins[0], xs, ins[1], ys)
+		})
+	})
+}
+
+// arithKind names an arithmetic operator.
+type arithKind int
+
+const (
+	arithAdd arithKind = iota
+	arithSub
+	arithMul
+	arithDiv
+)
+
+var arithFuncs = []func(x, y float32) float32{add[float32], sub[float32], mul[float32], div[float32]}
+
+// bcastArith is bcast of an arithmetic operator on float32, a row of the
+// output at a time.
+func bcastArith(k arithKind, out []float32, os []int, a []float32, as []int, b []float32, bs []int) {
+	if len(out) == 0 {
+		return
+	}
+	nd := len(os)
+	if nd == 0 || (len(a) == len(out) && len(b) == len(out)) {
+		arithRow(k, out, a, 1, b, 1)
+		return
+	}
+	sa, sb := bstrides(as, os), bstrides(bs, os)
+	inner := os[nd-1]
+	ia, ib := sa[nd-1], sb[nd-1]
+	idx := make([]int, nd)
+	offA, offB := 0, 0
+	for o := 0; o < len(out); o += inner {
+		arithRow(k, out[o:o+inner], a[offA:], ia, b[offB:], ib)
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			offA += sa[d]
+			offB += sb[d]
+			if idx[d] < os[d] {
+				break
+			}
+			offA -= sa[d] * os[d]
+			offB -= sb[d] * os[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// arithRow sets dst[j] = a[j·ia] op b[j·ib] (strides 0 or 1 are the fast
+// cases).
+func arithRow(k arithKind, dst, a []float32, ia int, b []float32, ib int) {
+	n := len(dst)
+	switch {
+	case ia == 1 && ib == 1:
+		a, b = a[:n], b[:n]
+		switch k {
+		case arithAdd:
+			for j := range dst {
+				dst[j] = a[j] + b[j]
+			}
+		case arithSub:
+			for j := range dst {
+				dst[j] = a[j] - b[j]
+			}
+		case arithMul:
+			for j := range dst {
+				dst[j] = a[j] * b[j]
+			}
+		default:
+			for j := range dst {
+				dst[j] = a[j] / b[j]
+			}
+		}
+	case ia == 1 && ib == 0:
+		a, y := a[:n], b[0]
+		switch k {
+		case arithAdd:
+			for j := range dst {
+				dst[j] = a[j] + y
+			}
+		case arithSub:
+			for j := range dst {
+				dst[j] = a[j] - y
+			}
+		case arithMul:
+			for j := range dst {
+				dst[j] = a[j] * y
+			}
+		default:
+			for j := range dst {
+				dst[j] = a[j] / y
+			}
+		}
+	case ia == 0 && ib == 1:
+		x, b := a[0], b[:n]
+		switch k {
+		case arithAdd:
+			for j := range dst {
+				dst[j] = x + b[j]
+			}
+		case arithSub:
+			for j := range dst {
+				dst[j] = x - b[j]
+			}
+		case arithMul:
+			for j := range dst {
+				dst[j] = x * b[j]
+			}
+		default:
+			for j := range dst {
+				dst[j] = x / b[j]
+			}
+		}
+	default:
+		f := arithFuncs[k]
+		for j := range dst {
+			dst[j] = f(a[j*ia], b[j*ib])
+		}
+	}
 }
 
 // The functions of the binary operators.

@@ -44,6 +44,13 @@ func gemmOp(b *builder, a *attrs, ins []*value) *value {
 			cv = c
 		}
 	}
+	if transB && y.c != nil && !y.c.isInt {
+		// A transposed constant B (nn.Linear's weight) transposed once
+		// here: the GEMM then reads its rows in place of gathering columns.
+		t := make([]float32, k*n)
+		transpose(t, y.c.f, y.shape, []int{1, 0})
+		y, transB = constVal(&tens{shape: []int{k, n}, f: t}), false
+	}
 	lda, ldb := k, n
 	if transA {
 		lda = m
