@@ -112,6 +112,12 @@ type builder struct {
 	primary   *Agent   // may be nil
 	random    *Agent   // the agent named "random", may be nil
 	caveatsOf []string // added by sections, listed by the caveats section
+	// t1 is Table 1 (per-class effects of the paper's seven MRs) of a
+	// labelled classification table, nil otherwise, with t1Missing saying
+	// why. Its Avg. column is the paper's definition of the baseline per
+	// MR: the Table 1 and per-MR sections both show it.
+	t1        *analysis.Effects
+	t1Missing string
 }
 
 func (b *builder) init() error {
@@ -142,6 +148,9 @@ func (b *builder) init() error {
 	}
 	if r := b.agent("random"); r != nil && r != b.primary {
 		b.random = r
+	}
+	if !b.detection && e.Verdicts != nil {
+		b.t1, b.t1Missing = table1Of(e.Verdicts)
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func TestRenderTinyKnownAnswers(t *testing.T) {
 		// last. Baseline: Blur 1/4, Flip U/D 3/4, Rotation 1/8, Shear 2/8.
 		// At Table 1's angles: shear ±20° is 2/8; the table has no ±30°
 		// rotation rows (empty).
-		{"violation-rate-per-mr", "MR,cover,random,baseline (all angles),\"baseline (rot ±30°, shear ±20°)\",paper Table 1 Avg.,ours − paper\n" +
+		{"violation-rate-per-mr", "MR,cover,random,\"baseline (all angles, pooled)\",baseline (Table 1 Avg.: class mean),paper Table 1 Avg.,ours − paper\n" +
 			"Rotation,0.00,,12.50,,40.43,\n" +
 			"Blur,33.33,0.00,25.00,25.00,10.46,+14.54\n" +
 			"Flip U/D,75.00,,75.00,75.00,51.06,+23.94\n" +
@@ -98,6 +98,55 @@ func TestRenderTinyKnownAnswers(t *testing.T) {
 	for _, w := range []string{"The times of agent `random` come from its timing.json", "name: tiny", "4 images × 6 variants = 24 rows"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("report lacks %q", w)
+		}
+	}
+}
+
+// The per-MR table's baseline beside the paper's Table 1 Avg. is the
+// paper's definition, the mean over classes of the per-class rates — the
+// same number as our Table 1's Avg. column — not the rate pooled over
+// images, which differs when classes have different sizes. Here image 3 is
+// relabelled to class 0, so class 0 has two images and classes 1 and 2 one:
+// Flip U/D fails on images 0, 1 and 3, i.e. 3/4 = 75 % pooled but
+// (2/2 + 1/1 + 0/1)/3 = 66.67 % as a class mean; Blur fails only on
+// image 1: 25 % pooled, 33.33 % as a class mean.
+func TestRenderTable1AvgIsClassMean(t *testing.T) {
+	dir := copyDir(t, "testdata/tiny")
+	p := filepath.Join(dir, record.VerdictsFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "3,") {
+			lines[i] = strings.TrimSuffix(l, ",3") + ",0"
+		}
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	perMR := readTable(t, dir, "violation-rate-per-mr")
+	for _, want := range []string{
+		"MR,cover,random,\"baseline (all angles, pooled)\",baseline (Table 1 Avg.: class mean),paper Table 1 Avg.,ours − paper\n",
+		"Blur,33.33,0.00,25.00,33.33,10.46,+22.87\n",
+		"Flip U/D,75.00,,75.00,66.67,51.06,+15.61\n",
+	} {
+		if !strings.Contains(perMR, want) {
+			t.Errorf("violation-rate-per-mr.csv lacks %q:\n%s", want, perMR)
+		}
+	}
+	avg := readTable(t, dir, "table1-avg-vs-paper")
+	for _, want := range []string{"Blur,33.33,10.46,+22.87\n", "Flip U/D,66.67,51.06,+15.61\n"} {
+		if !strings.Contains(avg, want) {
+			t.Errorf("table1-avg-vs-paper.csv lacks %q:\n%s", want, avg)
 		}
 	}
 }

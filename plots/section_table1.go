@@ -1,27 +1,40 @@
 package plots
 
 import (
+	"fmt"
+
+	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/plots/analysis"
 )
+
+// table1Of computes Table 1 of a classification verdict table: the effects
+// of table1Selectors per CIFAR-10 class, with the paper's averages. It
+// returns nil and the reason when the table has no labels, or labels that
+// are not CIFAR-10 classes.
+func table1Of(rows []record.Verdict) (*analysis.Effects, string) {
+	classes := CIFAR10Classes()
+	for _, v := range rows {
+		if v.Label >= len(classes) {
+			return nil, fmt.Sprintf("the table's labels go beyond the %d CIFAR-10 classes (label %d)", len(classes), v.Label)
+		}
+	}
+	eff, ok := analysis.EffectsOf(rows, table1Selectors(), len(classes), len(PaperTable1()))
+	if !ok {
+		return nil, "the verdict table has no labels"
+	}
+	return &eff, ""
+}
 
 // table1 writes the per-class effects table beside the paper's Table 1.
 func (b *builder) table1() error {
 	if b.detection || b.e.Verdicts == nil || !b.wantsPerMR() {
 		return nil
 	}
-	classes := CIFAR10Classes()
-	for _, v := range b.e.Verdicts {
-		if v.Label >= len(classes) {
-			b.p("## Effects per class (Table 1)\n\nLeft out: the table's labels go beyond the %d CIFAR-10 classes (label %d).\n\n", len(classes), v.Label)
-			return nil
-		}
-	}
-	sel := table1Selectors()
-	eff, ok := analysis.EffectsOf(b.e.Verdicts, sel, len(classes), len(PaperTable1()))
-	if !ok {
-		b.p("## Effects per class (Table 1)\n\nLeft out: the verdict table has no labels.\n\n")
+	if b.t1 == nil {
+		b.p("## Effects per class (Table 1)\n\nLeft out: %s.\n\n", b.t1Missing)
 		return nil
 	}
+	classes, sel, eff := CIFAR10Classes(), table1Selectors(), b.t1
 	b.p("## Effects per class (Table 1)\n\n")
 	b.p("Share (%%) of each class's follow-ups whose predicted class differs from the source's, from the exhaustive table. ")
 	b.p("As the original's numbers (original-implementation.md §9), Rotation is ±30° and Shear ±20° although the paper's ")
