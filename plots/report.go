@@ -118,6 +118,14 @@ type builder struct {
 	// MR: the Table 1 and per-MR sections both show it.
 	t1        *analysis.Effects
 	t1Missing string
+	// labelled is false when the data have no labels (an image folder):
+	// accuracies are undefined and shown as "–".
+	labelled bool
+	// paper is true when the paper has a counterpart of these results:
+	// labelled data of the paper's data sets (CIFAR-10, COCO), or no
+	// run.json (or data format in it) to tell otherwise. Without one, the paper's columns, its
+	// Table 2 row and the statements of its text are left out.
+	paper bool
 }
 
 func (b *builder) init() error {
@@ -152,7 +160,28 @@ func (b *builder) init() error {
 	if !b.detection && e.Verdicts != nil {
 		b.t1, b.t1Missing = table1Of(e.Verdicts)
 	}
+	b.labelled = b.detection || hasLabels(e)
+	b.paper = b.labelled && (e.Meta == nil || e.Meta.Data.Format == "" || paperDataFormats[e.Meta.Data.Format])
 	return nil
+}
+
+// paperDataFormats are the data formats (record.DataMeta.Format) of the
+// paper's data sets: CIFAR-10 for classification, COCO for detection.
+var paperDataFormats = map[string]bool{"cifar10": true, "coco": true}
+
+// hasLabels reports whether a classification experiment's data have
+// labels: some row of the verdict table has one or, without a table, the
+// data are not an (unlabelled) image folder.
+func hasLabels(e *Experiment) bool {
+	if e.Verdicts != nil {
+		for _, v := range e.Verdicts {
+			if v.Label >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return e.Meta == nil || e.Meta.Data.Format != "folder"
 }
 
 func (b *builder) agent(name string) *Agent {

@@ -33,9 +33,24 @@ func (b *builder) caveats() error {
 		switch n := analysis.Images(b.e.Verdicts); {
 		case n > 1017 && (m == nil || m.Data.SHA256 == mixed10000SHA256):
 			cs = append(cs, fmt.Sprintf("The data are %d CIFAR-10 test images: records 1,017 and later are recovered from JPEG copies (mean absolute pixel error ≈ 6/255; classifiers lose about 10 points of accuracy on them), so accuracies are not comparable with the paper's.", n))
-		case n > 0 && n < 10000:
-			cs = append(cs, fmt.Sprintf("The exhaustive table covers %d images, not the paper's 10,000: a pass has %d iterations instead of 10,000, and each Table 1 cell rests on about %d images (a sampling error of several points).", n, n, max(n/10, 1)))
+		case b.paper && n > 0 && n < 10000:
+			c := fmt.Sprintf("The exhaustive table covers %d images, not the paper's 10,000: a pass has %d iterations instead of 10,000", n, n)
+			if b.t1 != nil {
+				per := max(n/10, 1)
+				c += fmt.Sprintf(", and each Table 1 cell rests on about %d %s (a sampling error of several points)", per, map[bool]string{true: "image", false: "images"}[per == 1])
+			}
+			cs = append(cs, c+".")
 		}
+		if !b.labelled {
+			cs = append(cs, "The data have no labels: a violation is any change of the top-1 class, and accuracies are undefined (shown as –).")
+		}
+	}
+	if !b.paper {
+		data := "These data"
+		if m != nil {
+			data = fmt.Sprintf("The data (%d images, %s `%s`)", m.Data.Images, m.Data.Format, filepath.Base(m.Data.Path))
+		}
+		cs = append(cs, data+" are not one of the paper's data sets, so the paper's numbers have no counterpart here: its Table 1 and Table 2 values and the statements of its text are left out.")
 	}
 	switch {
 	case m != nil && m.Features.Kind == "phash":

@@ -11,6 +11,10 @@ import (
 
 // claims checks the numbers the paper states in its text.
 func (b *builder) claims() error {
+	if !b.paper {
+		b.p("## The paper's statements\n\nLeft out: the paper has no counterpart of these results (see the caveats).\n\n")
+		return nil
+	}
 	t := Table{Name: "paper-claims", Header: []string{"tex line", "the paper says", "ours"},
 		Caption: "Numbers the paper states in its text, beside this experiment's."}
 	base := analysis.BaselineByMR(b.e.Verdicts)

@@ -32,7 +32,7 @@ func (b *builder) perMR() error {
 		}
 	}
 	paper := map[string]float64{}
-	if !b.detection {
+	if !b.detection && b.paper {
 		for _, r := range PaperTable1() {
 			paper[r.MR] = r.Avg
 		}

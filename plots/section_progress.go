@@ -19,9 +19,15 @@ func (b *builder) progress() error {
 		return nil
 	}
 	b.p("## Progress over iterations (RQ3)\n\n")
-	b.p("The original evaluation's progress plot: seed-averaged cumulative accuracy on the source images, accuracy on the ")
-	b.p("follow-ups and failure (violation) rate against the iteration; dashed lines are the exhaustive baseline's follow-up ")
-	b.p("accuracy and failure rate over all of the scenario's rows. Not a figure of the paper.\n\n")
+	if b.labelled {
+		b.p("The original evaluation's progress plot: seed-averaged cumulative accuracy on the source images, accuracy on the ")
+		b.p("follow-ups and failure (violation) rate against the iteration; dashed lines are the exhaustive baseline's follow-up ")
+		b.p("accuracy and failure rate over all of the scenario's rows. Not a figure of the paper.\n\n")
+	} else {
+		b.p("The original evaluation's progress plot without its accuracy curves (the data have no labels): the seed-averaged ")
+		b.p("cumulative failure (violation) rate against the iteration; the dashed line is the exhaustive baseline's failure rate ")
+		b.p("over all of the scenario's rows. Not a figure of the paper.\n\n")
+	}
 	for _, a := range with {
 		pr, err := analysis.ProgressOf(a.Logs)
 		if err != nil {
@@ -38,11 +44,15 @@ func (b *builder) progress() error {
 			}
 			return out
 		}
-		series := []lineSeries{
-			{Name: "accuracy (orig.)", X: xs, Y: scale(pr.OriginalAccuracy)},
-			{Name: "accuracy (MR)", X: xs, Y: scale(pr.ModifiedAccuracy)},
-			{Name: "failure rate", X: xs, Y: scale(pr.FailureRate)},
+		// Dashed baselines take the colours of their solid counterparts.
+		accCol, failCol := seriesColor(1), seriesColor(2)
+		var series []lineSeries
+		if b.labelled {
+			series = append(series,
+				lineSeries{Name: "accuracy (orig.)", X: xs, Y: scale(pr.OriginalAccuracy)},
+				lineSeries{Name: "accuracy (MR)", X: xs, Y: scale(pr.ModifiedAccuracy)})
 		}
+		series = append(series, lineSeries{Name: "failure rate", X: xs, Y: scale(pr.FailureRate), Color: &failCol})
 		rows := b.scenarioRows(a.Summary.Scenario)
 		flat := func(v float64) []float64 {
 			out := make([]float64, len(xs))
@@ -51,8 +61,6 @@ func (b *builder) progress() error {
 			}
 			return out
 		}
-		// Dashed baselines take the colours of their solid counterparts.
-		accCol, failCol := seriesColor(1), seriesColor(2)
 		if _, mod, ok := analysis.BaselineAccuracy(rows); ok {
 			series = append(series, lineSeries{Name: "accuracy (MR), baseline", X: xs, Y: flat(mod), Dashed: true, Color: &accCol})
 		}
