@@ -3,8 +3,6 @@ package plots
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
@@ -31,44 +29,29 @@ func (b *builder) perDegree() error {
 		b.p("The paper's Figure \"Image classification/Object detection: average violation rate per degree step\": the agent ")
 		b.p("(solid) against the exhaustive baseline (dashed), with a (0°, 0) point as the original draws it. ")
 	}
-	b.p("The paper gives these curves only as figures, without numbers.\n\n")
+	b.p("The paper gives these curves only as figures, without numbers. Unlike the original, the agent's line joins only ")
+	b.p("the angles it chose at least %d times (dots); rates from fewer selections are hollow circles off the line, and angles ", minSelections)
+	b.p("it never chose leave a gap, so a pick or two (0 %% or 100 %%) does not read as a spike. The tables give every rate with ")
+	b.p("its number of selections.\n\n")
 	ymin, ymax := 0.0, 80.0 // the original's y-limits
 	if b.detection {
 		ymin, ymax = 50, 100
 	}
 	for _, m := range mrs {
 		var series []lineSeries
-		withZero := func(pts map[float64]record.Counts) (xs, ys []float64) {
-			keys := analysis.SortedKeys(pts)
-			if !slices.Contains(keys, 0) {
-				keys = append(keys, 0)
-				sort.Float64s(keys)
-			}
-			for _, k := range keys {
-				if k != 0 && pts[k].Count == 0 {
-					// Never chosen (short runs, e.g. detection's 158
-					// iterations): no rate to draw; the line joins its
-					// neighbours.
-					continue
-				}
-				xs = append(xs, k)
-				if k == 0 {
-					ys = append(ys, 0)
-				} else {
-					ys = append(ys, 100*analysis.Rate(pts[k]))
-				}
-			}
-			return xs, ys
-		}
+		var pts map[float64]record.Counts
 		if b.primary != nil {
-			if pts := analysis.PoolParams(b.primary.Summary.Runs, m); len(pts) > 0 {
-				xs, ys := withZero(pts)
-				series = append(series, lineSeries{Name: b.primary.Name, X: xs, Y: ys})
-			}
+			pts = analysis.PoolParams(b.primary.Summary.Runs, m)
 		}
 		base := analysis.BaselineByParam(b.e.Verdicts, m)
+		grid := b.degreeGrid(m, pts, base)
+		if len(pts) > 0 {
+			xs, ys, faint := degreeSeries(pts, grid, minSelections)
+			series = append(series, lineSeries{Name: b.primary.Name, X: xs, Y: ys, Points: true, Faint: faint,
+				FaintName: fmt.Sprintf("%s, fewer than %d selections", b.primary.Name, minSelections)})
+		}
 		if len(base) > 0 {
-			xs, ys := withZero(base)
+			xs, ys, _ := degreeSeries(base, grid, 1)
 			series = append(series, lineSeries{Name: "baseline (exhaustive)", X: xs, Y: ys, Baseline: true})
 		}
 		if len(series) == 0 {
@@ -127,6 +110,53 @@ func (b *builder) perDegree() error {
 		b.table(t)
 	}
 	return nil
+}
+
+// minSelections is the fewest selections of a parameter value whose
+// violation rate the agent's per-degree line passes through: a rate from
+// fewer is drawn as a hollow marker off the line, since one or two picks
+// can only give 0 % or 100 % (detection's 158-image pass picks each of 36
+// rotation angles a handful of times per seed).
+const minSelections = 5
+
+// degreeGrid returns the values of mr's parameter a per-degree curve runs
+// over, in ascending order: those of the scenario in run.json, of the
+// counts given, and 0 (the original's (0°, 0) point).
+func (b *builder) degreeGrid(mr string, counts ...map[float64]record.Counts) []float64 {
+	vals := map[float64]bool{0: true}
+	if m := b.e.Meta; m != nil {
+		for _, a := range m.Scenario.Arms {
+			if a.Action == mr {
+				for _, v := range a.Values {
+					vals[v] = true
+				}
+			}
+		}
+	}
+	for _, c := range counts {
+		for v := range c {
+			vals[v] = true
+		}
+	}
+	return analysis.SortedKeys(vals)
+}
+
+// degreeSeries returns the points of a per-degree curve over grid: (0, 0)
+// as the original draws it; NaN, a gap in the line, for a value without
+// selections; otherwise the violation rate in percent, faint when it rests
+// on fewer than minCount selections.
+func degreeSeries(pts map[float64]record.Counts, grid []float64, minCount int) (xs, ys []float64, faint []bool) {
+	for _, k := range grid {
+		c := pts[k]
+		y := 100 * analysis.Rate(c) // NaN without selections
+		if k == 0 {
+			y = 0
+		}
+		xs = append(xs, k)
+		ys = append(ys, y)
+		faint = append(faint, k != 0 && c.Count > 0 && c.Count < minCount)
+	}
+	return xs, ys, faint
 }
 
 // degreeMRs returns the parameterised MRs with data: the paper's in its
