@@ -120,16 +120,11 @@ type AgentSpec struct {
 
 type pos struct{ line, col int }
 
-// errAt returns an error naming the file, the line of key and key.
+// errAt returns an error naming the file, the line of key and key; %w
+// wraps.
 func (c *Config) errAt(key string, format string, args ...any) error {
 	p := c.pos[key]
-	return fmt.Errorf("%s:%d:%d: %s: %s", c.File, p.line, p.col, key, fmt.Sprintf(format, args...))
-}
-
-// ErrAt is errAt for callers outside the package (e.g. the model's input
-// size check when the model is loaded).
-func (c *Config) ErrAt(key string, format string, args ...any) error {
-	return c.errAt(key, format, args...)
+	return fmt.Errorf("%s:%d:%d: %s: %w", c.File, p.line, p.col, key, fmt.Errorf(format, args...))
 }
 
 var imagenetMean, imagenetStd = [3]float64{0.485, 0.456, 0.406}, [3]float64{0.229, 0.224, 0.225}

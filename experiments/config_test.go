@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,14 +133,14 @@ func TestPrepareChecksModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Prepare(cfg)
+	_, err = Prepare(context.Background(), cfg)
 	want := "exp/test.yaml:10:15: sut.input_size: the model cifar10_squeezenet1_1.onnx takes 224×224 (width×height) images, but the config says 32×32"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	cfg.Data.Limit = 2000
 	cfg.SUT.InputWidth, cfg.SUT.InputHeight = 224, 224
-	if _, err = Prepare(cfg); err == nil || !strings.Contains(err.Error(), "data.limit: 2000 is more than the 1017 images") {
+	if _, err = Prepare(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "data.limit: 2000 is more than the 1017 images") {
 		t.Fatalf("limit: %v", err)
 	}
 }

@@ -48,7 +48,7 @@ cache: %s
 			if err != nil {
 				t.Fatal(err)
 			}
-			exp, err := Prepare(cfg)
+			exp, err := Prepare(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
