@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
@@ -30,6 +32,9 @@ var caseStudies = map[string]func(cfg *Config, model *nn.Model, src data.Source)
 		return newDetectionStudy(cfg, m, src)
 	},
 }
+
+// caseStudyNames lists the values of case_study, sorted.
+func caseStudyNames() []string { return slices.Sorted(maps.Keys(caseStudies)) }
 
 // A caseStudy is what the sweep and online runs need to know about one
 // case study (classification.go, detection.go): how its system under test

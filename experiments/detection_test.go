@@ -311,7 +311,7 @@ func TestDetectionBadData(t *testing.T) {
 	os.MkdirAll(filepath.Join(assets, "models"), 0o755)
 	os.WriteFile(filepath.Join(assets, "models", "d.onnx"), []byte("x"), 0o644)
 	doc := strings.NewReplacer("COCOPATH", p).Replace(detConfig)
-	cfg, err := ParseConfig([]byte(doc), "exp/det.yaml", assets)
+	cfg, err := parseConfig([]byte(doc), "exp/det.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestDetectionConfig(t *testing.T) {
 	os.MkdirAll(filepath.Join(assets, "coco"), 0o755)
 	os.WriteFile(filepath.Join(assets, "coco", "i.json"), []byte("{}"), 0o644)
 	base := strings.Replace(detConfig, "COCOPATH", "coco/i.json", 1)
-	c, err := ParseConfig([]byte(base), "exp/det.yaml", assets)
+	c, err := parseConfig([]byte(base), "exp/det.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestDetectionConfig(t *testing.T) {
 	if c.SUT.Detection != want || c.SUT.InputWidth != 416 || c.SUT.InputHeight != 416 || c.CaseStudy != "detection" {
 		t.Fatalf("defaults: %+v", c.SUT)
 	}
-	c, err = ParseConfig([]byte(strings.Replace(base, "  model: models/d.onnx\n",
+	c, err = parseConfig([]byte(strings.Replace(base, "  model: models/d.onnx\n",
 		"  model: models/d.onnx\n  input_size: 320\n  score_threshold: 0.25\n  nms_iou: 0.5\n  max_detections: 50\n  threshold: 0.1\n", 1)), "exp/det.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
@@ -364,8 +364,7 @@ func TestDetectionConfig(t *testing.T) {
 		{"bad iou", "  model: models/d.onnx\n", "  model: models/d.onnx\n  nms_iou: 2\n", `sut.nms_iou: "2" is not a number in [0, 1]`},
 		{"bad top", "  model: models/d.onnx\n", "  model: models/d.onnx\n  max_detections: 0\n", `sut.max_detections: "0" is not an integer in [1,`},
 		{"not square", "  model: models/d.onnx\n", "  model: models/d.onnx\n  input_size: [416, 320]\n", `sut.input_size: a detector takes a square letterboxed input; got 416×320`},
-		{"mean", "  model: models/d.onnx\n", "  model: models/d.onnx\n  mean: [0, 0, 0]\n", `sut.mean: unknown key`},
-		{"mean explained", "  model: models/d.onnx\n", "  model: models/d.onnx\n  mean: [0, 0, 0]\n", `applies to classification only`},
+		{"mean", "  model: models/d.onnx\n", "  model: models/d.onnx\n  mean: [0, 0, 0]\n", `exp/det.yaml:9:3: sut.mean: applies to case_study classification only; this is a detection experiment`},
 		{"detector key in classification", "case_study: detection", "case_study: classification", `sut.input_size: missing required key`},
 		{"not coco", "format: coco\n  path: coco/i.json", "format: cifar10\n  path: cifar10/x.bin", `data.format: "cifar10": a detection experiment needs ground-truth boxes, i.e. format coco`},
 	} {
@@ -373,7 +372,7 @@ func TestDetectionConfig(t *testing.T) {
 		if doc == base {
 			t.Fatalf("%s: replacement did not apply", tc.name)
 		}
-		_, err := ParseConfig([]byte(doc), "exp/det.yaml", assets)
+		_, err := parseConfig([]byte(doc), "exp/det.yaml", assets)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v\nwant an error containing %q", tc.name, err, tc.want)
 		}
@@ -381,7 +380,7 @@ func TestDetectionConfig(t *testing.T) {
 	// Classification keys given to a classification SUT are still fine,
 	// detection keys are not.
 	doc := strings.Replace(baseConfig, "  input_size: 224\n", "  input_size: 224\n  threshold: 0.05\n", 1)
-	if _, err := ParseConfig([]byte(doc), "exp/test.yaml", assets); err == nil || !strings.Contains(err.Error(), "sut.threshold: unknown key") {
+	if _, err := parseConfig([]byte(doc), "exp/test.yaml", assets); err == nil || !strings.Contains(err.Error(), "sut.threshold: applies to case_study detection only") {
 		t.Errorf("threshold in a classification config: %v", err)
 	}
 }
@@ -409,7 +408,7 @@ func TestDetectionPrepareRejectsClassifier(t *testing.T) {
 		{"  input_size: 224\n", "sut.model: cifar10_squeezenet1_1.onnx looks like a classifier (its first output"},
 	} {
 		doc := strings.Replace(base, "features:", tc.size+"features:", 1)
-		cfg, err := ParseConfig([]byte(doc), "exp/det.yaml", assets)
+		cfg, err := parseConfig([]byte(doc), "exp/det.yaml", assets)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ seeds: 1
 output: %s
 cache: %s
 `, n, tc.model, tc.size, filepath.Join(dir, "out"), filepath.Join(dir, "cache"))
-			cfg, err := ParseConfig([]byte(doc), filepath.Join(dir, "golden.yaml"), assets)
+			cfg, err := parseConfig([]byte(doc), filepath.Join(dir, "golden.yaml"), assets)
 			if err != nil {
 				t.Fatal(err)
 			}
