@@ -255,3 +255,42 @@ func TestConfigErrorType(t *testing.T) {
 		t.Errorf("big file: %v", err)
 	}
 }
+
+// The examples of the reference parse.
+func TestConfigReferenceExamples(t *testing.T) {
+	assets := fakeAssets(t)
+	ref := ConfigReference()
+	var blocks []string
+	for rest := ref; ; {
+		i := strings.Index(rest, "```yaml\n")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("```yaml\n"):]
+		j := strings.Index(rest, "```")
+		blocks = append(blocks, rest[:j])
+		rest = rest[j+3:]
+	}
+	if len(blocks) != 2 {
+		t.Fatalf("%d YAML examples in the reference", len(blocks))
+	}
+	for _, b := range blocks {
+		doc := baseConfig
+		for _, key := range []string{"agents", "action_set"} {
+			if strings.HasPrefix(b, key+":") {
+				i := strings.Index(doc, key+":")
+				j := i + strings.Index(doc[i:], "\n")
+				for doc[j+1] == ' ' { // the key's indented lines
+					j += 1 + strings.Index(doc[j+1:], "\n")
+				}
+				doc = doc[:i] + b + doc[j+1:]
+			}
+		}
+		if doc == baseConfig {
+			t.Fatalf("example %q replaces no key", b)
+		}
+		if _, err := parseConfig([]byte(doc), "exp/test.yaml", assets); err != nil {
+			t.Errorf("example:\n%s: %v", b, err)
+		}
+	}
+}

@@ -1,12 +1,33 @@
 package experiments
 
 import (
+	"flag"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/scenario"
 )
+
+var update = flag.Bool("update", false, "rewrite CONFIG.md from the schema")
+
+// CONFIG.md is the generated reference.
+func TestConfigReference(t *testing.T) {
+	want := ConfigReference()
+	got, err := os.ReadFile("CONFIG.md")
+	if err == nil && string(got) == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile("CONFIG.md", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("CONFIG.md differs from ConfigReference() (%v); run go test ./experiments -run TestConfigReference -update", err)
+}
 
 // dstFor returns a fresh destination for the schema key at path: the list
 // item or mapping the key's value is stored in.
@@ -23,9 +44,10 @@ func dstFor(path string) any {
 }
 
 // Every schema key is documented: a meaning, what a value is, and either
-// required or a default that its own reader accepts; nested keys sit under
-// a key of the schema.
+// required or a default that its own reader accepts; the reference lists
+// it; nested keys sit under a key of the schema.
 func TestSchemaDocumented(t *testing.T) {
+	ref := ConfigReference()
 	paths := map[string]bool{}
 	for _, k := range schema {
 		paths[k.path] = true
@@ -33,6 +55,9 @@ func TestSchemaDocumented(t *testing.T) {
 	for _, k := range schema {
 		if k.doc == "" || k.val.want == "" || k.val.read == nil {
 			t.Errorf("%s: undocumented (doc %q, value %q)", k.path, k.doc, k.val.want)
+		}
+		if !strings.Contains(ref, "| `"+k.path+"` |") {
+			t.Errorf("%s: not in the reference", k.path)
 		}
 		if k.required && (k.def != "" || k.compute != nil || k.defDoc != "") {
 			t.Errorf("%s: required and with a default", k.path)
@@ -124,6 +149,43 @@ func TestSchemaCoversConfig(t *testing.T) {
 			}
 			if !skip {
 				t.Errorf("%T.%s is set by no key of the schema", tc.dst, name)
+			}
+		}
+	}
+}
+
+// The reference lists every agent and every option of package bandit's
+// table with its default.
+func TestConfigReferenceAgents(t *testing.T) {
+	ref := ConfigReference()
+	for _, a := range bandit.AgentTable() {
+		i := strings.Index(ref, "### `"+a.Name+"`")
+		if i < 0 {
+			t.Errorf("agent %s missing", a.Name)
+			continue
+		}
+		sect := ref[i:]
+		if j := strings.Index(sect[4:], "### "); j >= 0 {
+			sect = sect[:4+j]
+		}
+		cfg, err := bandit.Defaults(a.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range bandit.Keys(a.Name) {
+			// The default the reference shows is the agent's effective one.
+			def := ""
+			for _, kv := range strings.Split(cfg.Canonical(a.Name), ",") {
+				if kk, v, _ := strings.Cut(kv, "="); kk == k {
+					def = v
+				}
+			}
+			found := false
+			for _, line := range strings.Split(sect, "\n") {
+				found = found || strings.HasPrefix(line, "| `"+k+"` | ") && strings.Contains(line, " | `"+def+"` | ")
+			}
+			if !found {
+				t.Errorf("agent %s: option %s (default %s) not in its section:\n%s", a.Name, k, def, sect)
 			}
 		}
 	}
