@@ -147,6 +147,13 @@ func TestPrepareChecksModel(t *testing.T) {
 	if _, err = Prepare(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "data.limit: 2000 is more than the 1017 images") {
 		t.Fatalf("limit: %v", err)
 	}
+	// Cancelled, it stops (while hashing the inputs).
+	cfg.Data.Limit = 10
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err = Prepare(ctx, cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
 }
 
 func TestParseSeeds(t *testing.T) {
@@ -234,6 +241,7 @@ func TestConfigErrorType(t *testing.T) {
 		{"name: a\nmode: [online\n", "e.yaml:1: did not find expected ',' or ']'"},
 		{"- a\n", "e.yaml:1:1: top level: want a mapping of keys, got a list"},
 		{"7\n", `e.yaml:1:1: top level: want a mapping of keys, got "7"`},
+		{"name: a\ncase_study: classification\nmode: replay\ndata:\n", `e.yaml:4:6: data: want a mapping of keys, got nothing`},
 	} {
 		_, err := parseConfig([]byte(tc.doc), "e.yaml", assets)
 		var ce *ConfigError

@@ -134,6 +134,9 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
 		return fmt.Sprintf("%q", n.Value)
 	case yaml.AliasNode:
 		return "an alias"

@@ -34,9 +34,8 @@ type Choice struct {
 // An Env answers the loop's two questions about a source case: its
 // context features and the verdict of one follow-up. The online Envs of
 // the case studies run the system under test; ReplayEnv looks the verdict
-// up in a sweep's table.
-// Both give the same answers for the same data, which is what makes
-// replay runs faithful.
+// up in a sweep's table. Both give the same answers for the same data,
+// which is what makes replay runs faithful.
 type Env interface {
 	// Len is the number of source cases; cases are 0..Len()-1.
 	Len() int

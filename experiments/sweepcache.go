@@ -86,7 +86,10 @@ func openCache(root, namespace string, key any, m cacheMeta) (*cacheTable, error
 	p := filepath.Join(dir, "meta.json")
 	got, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return &cacheTable{dir: dir}, record.WriteFileAtomic(p, want)
+		if err := record.WriteFileAtomic(p, want); err != nil {
+			return nil, err
+		}
+		return &cacheTable{dir: dir}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
