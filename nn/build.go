@@ -43,6 +43,9 @@ type builder struct {
 	// separable: every node compiled so far computes each image from that
 	// image alone (see perImage).
 	separable bool
+	// constBytes is the memory of the constants computed so far (see
+	// checkOutputs).
+	constBytes int64
 }
 
 // buildError is the panic value used inside the builder; it is turned into
@@ -85,6 +88,9 @@ func (p *program) build(batch int) (*instance, error) {
 		if shape[0] < 0 {
 			return nil, fmt.Errorf("internal: no batch size for input %q", in.Name)
 		}
+		if _, ok := checkedNumel(shape, p.opt.MaxElements); !ok {
+			return nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, p.opt.MaxElements)
+		}
 		n := gorgonia.NewTensor(b.g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(in.Name))
 		b.env[in.Name] = &value{n: n, shape: shape}
 		inst.inputs = append(inst.inputs, n)
@@ -106,7 +112,9 @@ func (p *program) build(batch int) (*instance, error) {
 		if v.c != nil && v.c.isInt {
 			return nil, fmt.Errorf("graph output %q is an integer tensor; only float32 outputs are supported", out.Name)
 		}
-		if out.Shape == nil {
+		if !fits(out.Shape, v.shape) {
+			// Not declared, or declared wrongly (ONNX Runtime only warns):
+			// callers size their buffers from Outputs.
 			s := slices.Clone(v.shape)
 			if p.dynamic && len(s) > 0 && s[0] == batch {
 				s[0] = -1
@@ -130,9 +138,11 @@ func (p *program) build(batch int) (*instance, error) {
 			keep[v.op] = true
 		}
 	}
-	if err := planMemory(b.g, keep); err != nil {
+	var err error
+	if inst.ops, inst.bufs, err = planMemory(b.g, keep); err != nil {
 		return nil, fmt.Errorf("memory plan: %w", err)
 	}
+	inst.recordMemory(b)
 	inst.vm = gorgonia.NewTapeMachine(b.g)
 	return inst, nil
 }
@@ -168,6 +178,7 @@ func (b *builder) compileNode(i int) (err error) {
 	a := newAttrs(n)
 	outs := def.build(b, a, ins)
 	a.checkUnused()
+	b.checkOutputs(ins, outs)
 	if b.separable && !b.perImage(def, a, ins, outs) {
 		b.separable = false
 	}
@@ -305,6 +316,7 @@ func (a *attrs) checkUnused() {
 // emit creates the runtime op computing fn, or folds it when all inputs
 // are constants. ins may hold nil for omitted optional inputs.
 func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][]float32)) *value {
+	b.checkShape(shape)
 	n := b.node()
 	allConst := true
 	for _, v := range ins {
@@ -313,7 +325,7 @@ func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][
 		}
 	}
 	if allConst {
-		data := make([]float32, numel(shape))
+		data := make([]float32, b.checkConst(shape, false))
 		cins := make([][]float32, len(ins))
 		for k, v := range ins {
 			if v != nil {
