@@ -154,7 +154,7 @@ func binop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFunc {
 			if !x.c.isInt || !y.c.isInt {
 				fail("mixed integer and float inputs")
 			}
-			out := make([]int64, numel(shape))
+			out := make([]int64, b.checkShape(shape))
 			bcast(out, shape, x.c.i, x.shape, y.c.i, y.shape, fi)
 			return constVal(&tens{shape: shape, i: out, isInt: true})
 		}
