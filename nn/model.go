@@ -578,6 +578,9 @@ func checkGraph(g *onnxfix.Graph, opt LoadOptions) error {
 		}
 	}
 	for i, n := range g.Nodes {
+		if len(n.Outputs) == 0 {
+			return fmt.Errorf("node %d (%q) has no outputs", i, n.Name)
+		}
 		for _, out := range n.Outputs {
 			if out == "" {
 				continue

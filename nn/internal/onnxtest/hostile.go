@@ -195,6 +195,8 @@ func Hostile() []Case {
 			{Name: "a", Op: "Add", In: []string{"x", "z"}, Out: []string{"y"}},
 			{Name: "b", Op: "Relu", In: []string{"y"}, Out: []string{"z"}}}, Inputs: x, Outputs: y}.Bytes(), `input "z" is not produced`},
 		{"dangling input", one(13, Node{Op: "Add", In: []string{"x", "nowhere"}}), `input "nowhere" is not produced`},
+		{"node without outputs", Model{Opset: 13, Nodes: []Node{{Name: "c", Op: "Conv", In: []string{"x", "w"}, Out: []string{}},
+			{Name: "r", Op: "Relu", In: []string{"x"}, Out: []string{"y"}}}, Inits: []Tensor{F32("w", []int64{1, 3, 1, 1}, 1, 1, 1)}, Inputs: x, Outputs: y}.Bytes(), "has no outputs"},
 		{"node without op_type", Model{Opset: 13, Nodes: []Node{{Name: "r", In: []string{"x"}, Out: []string{"y"}}}, Inputs: x, Outputs: y}.Bytes(), "no op_type"},
 		{"graph input listed twice", Model{Opset: 13, Nodes: []Node{{Name: "r", Op: "Relu", In: []string{"x"}, Out: []string{"y"}}},
 			Inputs: append(x, x...), Outputs: y}.Bytes(), "listed twice"},
