@@ -360,6 +360,10 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 	kh, kw := int(ks[0]), int(ks[1])
 	ih, iw := x.shape[2], x.shape[3]
 	sh, sw, dh, dw, pads := b.window(a, [2]int{kh, kw}, [2]int{ih, iw})
+	if pads[0] >= kh || pads[2] >= kh || pads[1] >= kw || pads[3] >= kw {
+		// As ONNX Runtime: a window could lie entirely in the padding.
+		fail("pads %v must be smaller than kernel_shape %v", pads, ks)
+	}
 	ceil := a.int("ceil_mode", 0) != 0
 	a.ignore("storage_order")
 	include := a.int("count_include_pad", 0) != 0

@@ -169,6 +169,7 @@ func Hostile() []Case {
 		{"Conv with kernel_shape 1e9", one(11, Node{Op: "Conv", In: []string{"x", "w"}, Attrs: []Attr{Ints("kernel_shape", 1e9, 1e9)}}, F32("w", []int64{1, 3, 1, 1}, 1, 1, 1)), "does not match weight shape"},
 		{"MaxPool with kernel_shape 1e9", one(11, Node{Op: "MaxPool", In: []string{"x"}, Attrs: []Attr{Ints("kernel_shape", 1e9, 1e9)}}), "more than 67108864"},
 		{"MaxPool with dilations 2^62", one(11, Node{Op: "MaxPool", In: []string{"x"}, Attrs: []Attr{Ints("kernel_shape", 2, 2), Ints("dilations", 1<<62, 1<<62)}}), "more than 67108864"},
+		{"AveragePool with pads beyond the kernel", one(11, Node{Op: "AveragePool", In: []string{"x"}, Attrs: []Attr{Ints("kernel_shape", 3, 3), Ints("pads", 1, 48, 1, 1), Ints("strides", 2, 48)}}), "must be smaller than kernel_shape"},
 		{"Transpose by an invalid perm", one(13, Node{Op: "Transpose", In: []string{"x"}, Attrs: []Attr{Ints("perm", 0, 0, 1, 2)}}), "not a permutation"},
 		{"Softmax over axis 5", one(13, Node{Op: "Softmax", In: []string{"x"}, Attrs: []Attr{Int("axis", 5)}}), "out of range"},
 		{"Concat of mismatched shapes", one(13, Node{Op: "Concat", In: []string{"x", "w"}, Attrs: []Attr{Int("axis", 1)}}, F32("w", []int64{1, 1, 2, 2}, 1, 2, 3, 4)), "incompatible"},
