@@ -335,6 +335,9 @@ func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][
 		fn(data, cins)
 		return constVal(&tens{shape: shape, f: data})
 	}
+	if numel(shape) == 0 {
+		fail("output of shape %v has no elements; values computed at run time must have some", shape)
+	}
 	b.nextID++
 	o := &gop{id: b.nextID, label: fmt.Sprintf("%s(%s)", n.op, n.name), fn: fn}
 	o.slots = make([][]float32, len(ins))

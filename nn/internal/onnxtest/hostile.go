@@ -133,6 +133,7 @@ func Hostile() []Case {
 		{"Resize by scales of +Inf", one(11, Node{Op: "Resize", In: []string{"x", "", "sc"}}, F32("sc", []int64{4}, 1, 1, float32(math.Inf(1)), 1)), "long"},
 		{"Resize to sizes of 1e6 x 1e6", one(11, Node{Op: "Resize", In: []string{"x", "", "", "sz"}}, I64("sz", []int64{4}, 1, 3, 1e6, 1e6)), "more than 67108864 elements"},
 		{"Resize to a negative size", one(11, Node{Op: "Resize", In: []string{"x", "", "", "sz"}}, I64("sz", []int64{4}, 1, 3, -4, 4)), "negative dimension"},
+		{"Resize to an empty output", one(11, Node{Op: "Resize", In: []string{"x", "", "sc"}}, F32("sc", []int64{4}, 1, 1, 1, 0.1)), "has no elements"},
 		{"Upsample by scales of 1e9", one(9, Node{Op: "Upsample", In: []string{"x", "sc"}}, F32("sc", []int64{4}, 1, 1, 1e9, 1e9)), "4e+09 long"},
 		{"Pad by 1e9", one(11, Node{Op: "Pad", In: []string{"x", "p"}}, I64("p", []int64{8}, 0, 0, 1e9, 1e9, 0, 0, 1e9, 1e9)), "more than 67108864"},
 		{"Pad by 2^63-1", one(11, Node{Op: "Pad", In: []string{"x", "p"}}, I64("p", []int64{8}, 0, 0, 0, math.MaxInt64, 0, 0, 0, math.MaxInt64)), "more than 67108864"},
