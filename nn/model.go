@@ -12,10 +12,16 @@
 // (the usual CNNs) run image by image, one image per core (see Model.Run).
 // Conv is fused with a following BatchNormalization and Relu, LeakyRelu or
 // Clip, and Convs feeding only a channel Concat write straight into its
-// output. Op outputs live in buffers allocated once per graph and reused
-// between ops whose lifetimes do not overlap (planned in the tape machine's
-// execution order and checked at run time), so a run allocates no
-// activation memory and carries no state into the next run.
+// output. Op outputs live in buffers allocated once per graph, on its first
+// run, and reused between ops whose lifetimes do not overlap (planned in
+// the tape machine's execution order and checked at run time), so a run
+// allocates no activation memory and carries no state into the next run.
+//
+// A model file is untrusted input: loading checks every size before
+// allocating for it and plans the memory of a run against the limits of
+// LoadOptions; a file that is malformed, unsupported or over the limits
+// fails to load with a one-line *ModelError, "invalid model FILE: reason"
+// (see limits.go).
 //
 // A Model is not safe for concurrent use; Clone gives each goroutine its own
 // graphs over shared weights.
