@@ -46,6 +46,9 @@ type builder struct {
 	// constBytes is the memory of the constants computed so far (see
 	// checkOutputs).
 	constBytes int64
+	// maxElements is the limit on the elements of a tensor: MaxElements of
+	// the LoadOptions per image of the batch.
+	maxElements int64
 }
 
 // buildError is the panic value used inside the builder; it is turned into
@@ -75,7 +78,8 @@ func attempt(f func()) (ok bool) {
 }
 
 func (p *program) build(batch int) (*instance, error) {
-	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true}
+	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true,
+		maxElements: mulSat(p.opt.MaxElements, int64(max(batch, 1)))}
 	for name, c := range p.consts {
 		b.env[name] = constVal(c)
 	}
@@ -88,8 +92,8 @@ func (p *program) build(batch int) (*instance, error) {
 		if shape[0] < 0 {
 			return nil, fmt.Errorf("internal: no batch size for input %q", in.Name)
 		}
-		if _, ok := checkedNumel(shape, p.opt.MaxElements); !ok {
-			return nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, p.opt.MaxElements)
+		if _, ok := checkedNumel(shape, b.maxElements); !ok {
+			return nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, b.maxElements)
 		}
 		n := gorgonia.NewTensor(b.g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(in.Name))
 		b.env[in.Name] = &value{n: n, shape: shape}

@@ -53,7 +53,8 @@ type LoadOptions struct {
 	MaxBytes int64
 	// MaxElements bounds the number of elements of every tensor: declared
 	// graph inputs and outputs, initializers, and every value an operator
-	// computes, at any batch size. 0 means DefaultMaxElements.
+	// computes, per image of the batch a graph is built for (the memory of
+	// the whole batch is bounded by MaxBytes). 0 means DefaultMaxElements.
 	MaxElements int64
 	// MaxNodes bounds the number of nodes of the graph. 0 means
 	// DefaultMaxNodes.
@@ -153,8 +154,8 @@ func checkedNumel(s []int, limit int64) (int64, bool) {
 
 // checkShape fails the node being built (see fail) unless shape is a
 // tensor shape within the limits: rank at most maxRank, no negative
-// dimension, at most LoadOptions.MaxElements elements (zero dimensions
-// counted as 1). It returns the number of elements.
+// dimension, at most LoadOptions.MaxElements elements per image of the
+// batch (zero dimensions counted as 1). It returns the number of elements.
 //
 // Every build function calls it on an output shape it computes from
 // attribute values or constant inputs (ConstantOfShape, Expand, Reshape,
@@ -170,9 +171,9 @@ func (b *builder) checkShape(shape []int) int {
 			fail("output shape %v has a negative dimension", shape)
 		}
 	}
-	n, ok := checkedNumel(shape, b.p.opt.MaxElements)
+	n, ok := checkedNumel(shape, b.maxElements)
 	if !ok {
-		b.overLimit("output shape %v has more than %d elements, the limit per tensor", shape, b.p.opt.MaxElements)
+		b.overLimit("output shape %v has more than %d elements, the limit per tensor", shape, b.maxElements)
 	}
 	return int(n)
 }

@@ -87,6 +87,18 @@ func TestLoadOptionsLimits(t *testing.T) {
 	if _, err := LoadBytesWith(b, "m.onnx", LoadOptions{MaxElements: 47}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), `input "x" of shape [-1 3 4 4] has more than 47 elements`) {
 		t.Errorf("MaxElements 47: %v", err)
 	}
+	// The per-tensor limit is per image of the batch: a graph that runs
+	// the whole batch at once (ReduceMean is not known to be per image)
+	// holds tensors of 3·48 values at batch 3.
+	rm := ot.Model{Opset: 13, Nodes: []ot.Node{{Name: "r", Op: "ReduceMean", In: []string{"x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Ints("axes", 1)}}},
+		Inputs: []ot.Value{{Name: "x", Dims: []any{"N", 48}}}, Outputs: []ot.Value{{Name: "y"}}}
+	m, err = LoadBytesWith(rm.Bytes(), "rm.onnx", LoadOptions{MaxElements: 48})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Run(tensor.New(tensor.WithShape(3, 48), tensor.Of(tensor.Float32))); err != nil {
+		t.Errorf("batch 3 of 48 values an image within MaxElements 48: %v", err)
+	}
 	// Constants computed at load time count, and are checked before they
 	// are allocated: 8 ConstantOfShape of 2^20 floats (4 MiB each) within
 	// 16 MiB fail at the fourth.
@@ -184,10 +196,10 @@ func TestOddButValid(t *testing.T) {
 			Attrs: []ot.Attr{ot.RawAttr(ot.Fixed32(ot.Bytes(nil, 1, []byte("alpha")), 2, math.Float32bits(0.5)))}}},
 			Inputs: []ot.Value{{Name: "x", Dims: []any{1, 2}}}, Outputs: y}, nil},
 		{"Slice by a step of MaxInt64", ot.Model{Opset: 13, Nodes: []ot.Node{{Name: "n", Op: "Slice", In: []string{"x", "st", "en", "ax", "sp"}, Out: []string{"y"}}},
-			Inits: []ot.Tensor{ot.I64("st", []int64{1}, 1), ot.I64("en", []int64{1}, math.MaxInt64), ot.I64("ax", []int64{1}, 1), ot.I64("sp", []int64{1}, math.MaxInt64)},
+			Inits:  []ot.Tensor{ot.I64("st", []int64{1}, 1), ot.I64("en", []int64{1}, math.MaxInt64), ot.I64("ax", []int64{1}, 1), ot.I64("sp", []int64{1}, math.MaxInt64)},
 			Inputs: x4, Outputs: y}, []float32{2}},
 		{"Slice by a step of MinInt64", ot.Model{Opset: 13, Nodes: []ot.Node{{Name: "n", Op: "Slice", In: []string{"x", "st", "en", "ax", "sp"}, Out: []string{"y"}}},
-			Inits: []ot.Tensor{ot.I64("st", []int64{1}, -1), ot.I64("en", []int64{1}, math.MinInt64), ot.I64("ax", []int64{1}, 1), ot.I64("sp", []int64{1}, math.MinInt64)},
+			Inits:  []ot.Tensor{ot.I64("st", []int64{1}, -1), ot.I64("en", []int64{1}, math.MinInt64), ot.I64("ax", []int64{1}, 1), ot.I64("sp", []int64{1}, math.MinInt64)},
 			Inputs: x4, Outputs: y}, []float32{4}},
 		{"Pad by reflection over twice the axis", ot.Model{Opset: 13, Nodes: []ot.Node{{Name: "n", Op: "Pad", In: []string{"x", "p"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.String("mode", "reflect")}}},
 			Inits:  []ot.Tensor{ot.I64("p", []int64{4}, 0, 7, 0, 6)},
