@@ -219,10 +219,12 @@ type WireError struct {
 }
 
 func (e *WireError) Error() string {
+	// protowire's messages start with "proto:" and a no-break space.
+	msg := strings.TrimLeft(strings.TrimPrefix(e.Err.Error(), "proto:"), " \u00a0")
 	if e.Field == 0 {
-		return fmt.Sprintf("malformed protobuf: %v", e.Err)
+		return "malformed protobuf: " + msg
 	}
-	return fmt.Sprintf("malformed protobuf field %d: %v", e.Field, e.Err)
+	return fmt.Sprintf("malformed protobuf field %d: %s", e.Field, msg)
 }
 
 func (e *WireError) Unwrap() error { return e.Err }

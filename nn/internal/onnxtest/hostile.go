@@ -178,7 +178,7 @@ func Hostile() []Case {
 		// Protobuf and graph structure.
 		{"truncated file", valid[:len(valid)/2], "truncated or not an ONNX file"},
 		{"empty file", []byte{}, "truncated or not an ONNX file"},
-		{"text file", []byte("hello, world\n"), "truncated or not an ONNX file"},
+		{"text file", []byte("hello, world\n"), "truncated or not an ONNX file (malformed protobuf field 13: mismatching end group marker)"},
 		{"length prefix of 2^62", Bytes(nil, 7, nil)[:1:1], "truncated or not an ONNX file"},
 		{"group wire type", append(valid[:len(valid):len(valid)], 0x0b, 0x0c), "truncated or not an ONNX file"},
 		{"no opset", Model{Opset: 0, Nodes: []Node{{Name: "r", Op: "Relu", In: []string{"x"}, Out: []string{"y"}}}, Inputs: x, Outputs: y}.Bytes(), "operator set"},
