@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTransform -fuzztime 30s ./cmd/amt
 	$(GO) test -run '^$$' -fuzz FuzzWarp -fuzztime 30s ./mr
 	$(GO) test -run '^$$' -fuzz FuzzPolicy -fuzztime 30s ./bandit
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s ./nn
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment

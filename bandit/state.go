@@ -9,10 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/atomicfile"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -74,31 +74,19 @@ func (a *Agent) WriteTo(w io.Writer) (int64, error) {
 	return buf.WriteTo(w)
 }
 
-// Save writes the agent's state to path atomically (a temporary file in the
-// same directory, then rename).
+// Save writes the agent's state to path atomically (internal/atomicfile: a
+// temporary file in the same directory, synced, then renamed), so an
+// interrupted save leaves the previous state intact.
 func (a *Agent) Save(path string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return fmt.Errorf("saving bandit state: %w", err)
 	}
-	tmp := f.Name()
-	bw := bufio.NewWriter(f)
-	_, err = a.WriteTo(bw)
-	if err == nil {
-		err = bw.Flush()
+	defer f.Cleanup()
+	if _, err := a.WriteTo(f); err != nil {
+		return fmt.Errorf("saving bandit state to %s: %w", path, err)
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("saving bandit state to %s: %w", path, err)
 	}
 	return nil

@@ -29,10 +29,10 @@ func NewAgent(spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (Agent
 	return &banditAgent{a: a}, nil
 }
 
-// LoadOrNewAgent is NewAgent that continues from the state file at path
+// loadOrNewAgent is NewAgent that continues from the state file at path
 // when it exists (the paper's "load existing or initialise new bandit");
 // loaded reports which happened.
-func LoadOrNewAgent(path string, spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (a Agent, loaded bool, err error) {
+func loadOrNewAgent(path string, spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (a Agent, loaded bool, err error) {
 	ba, loaded, err := bandit.LoadOrNew(path, spec.Name, sc, dim, spec.Options, seed)
 	if err != nil {
 		return nil, false, err

@@ -45,8 +45,8 @@ func (r fakeRelation) Apply(src rgb.Image) rgb.Image {
 	return out
 }
 
-func fakeRelations(sc scenario.Scenario) map[string]Relation {
-	m := map[string]Relation{}
+func fakeRelations(sc scenario.Scenario) map[string]relation {
+	m := map[string]relation{}
 	for _, v := range sc.Variants() {
 		h := fnv.New32a()
 		h.Write([]byte(v.Key()))
@@ -78,6 +78,12 @@ func (c fakeClassifier) Classify(imgs []rgb.Image) ([]int, error) {
 		out[i] = (s / 7) % 3
 	}
 	return out, nil
+}
+
+// fakeStudy is the classification case study over src with classifiers
+// from newClassifier.
+func fakeStudy(src source, newClassifier func() (classifier, error)) caseStudy {
+	return &classificationStudy{src: src, newClassifier: newClassifier}
 }
 
 // fakeExtractor: 3 features, the mean of each channel in [0,1].

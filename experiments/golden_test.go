@@ -44,11 +44,11 @@ seeds: 1
 output: %s
 cache: %s
 `, n, tc.model, tc.size, filepath.Join(dir, "out"), filepath.Join(dir, "cache"))
-			cfg, err := ParseConfig([]byte(doc), filepath.Join(dir, "golden.yaml"), assets)
+			cfg, err := parseConfig([]byte(doc), filepath.Join(dir, "golden.yaml"), assets)
 			if err != nil {
 				t.Fatal(err)
 			}
-			exp, err := Prepare(cfg)
+			exp, err := Prepare(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

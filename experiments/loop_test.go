@@ -69,7 +69,7 @@ func parseParam(t *testing.T, s string) float64 {
 }
 
 func TestOrder(t *testing.T) {
-	o := Order(10, 7, 3)
+	o := imageOrder(10, 7, 3)
 	if len(o) != 30 {
 		t.Fatalf("len %d", len(o))
 	}
@@ -85,7 +85,7 @@ func TestOrder(t *testing.T) {
 	if slices.Equal(o[:10], o[10:20]) {
 		t.Error("passes are not reshuffled")
 	}
-	if !slices.Equal(o, Order(10, 7, 3)) || slices.Equal(o, Order(10, 8, 3)) {
+	if !slices.Equal(o, imageOrder(10, 7, 3)) || slices.Equal(o, imageOrder(10, 8, 3)) {
 		t.Error("order is not a function of the seed")
 	}
 }
@@ -93,11 +93,11 @@ func TestOrder(t *testing.T) {
 // sweepFake runs a sweep with fakes into cache.
 func sweepFake(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
 	t.Helper()
-	return Sweep(ctx, SweepConfig{
-		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),
-		NewClassifier: func() (Classifier, error) { return cls, nil },
-		NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
-		CacheDir:      cache, VerdictKey: "v", FeatureKey: "f", Workers: 2,
+	return sweep(ctx, sweepConfig{
+		study: fakeStudy(src, func() (classifier, error) { return cls, nil }), source: src,
+		variants: sc.Variants(), relations: fakeRelations(sc),
+		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
+		cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2,
 	})
 }
 
@@ -120,13 +120,13 @@ func TestOnlineReplayIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			online, err := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+			online, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := func(env Env) ([]Step, RunResult) {
+			run := func(env Env) ([]Step, runResult) {
 				var steps []Step
-				res, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{
+				res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{
 					AgentName: "fake", Seed: 5, Passes: 2, LogInterval: 10, Trace: func(s Step) { steps = append(steps, s) }})
 				if err != nil {
 					t.Fatal(err)
@@ -163,12 +163,12 @@ func TestOnlineReplayIdentical(t *testing.T) {
 func TestRunLoopCounts(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(30)
-	env, err := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var steps []Step
-	res, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{Seed: 1, Iterations: 25, Trace: func(s Step) { steps = append(steps, s) }})
+	res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{Seed: 1, Iterations: 25, Trace: func(s Step) { steps = append(steps, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestRunLoopCounts(t *testing.T) {
 		}
 		seen[s.Image] = true
 	}
-	if _, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{Seed: 1, Iterations: 31}); err == nil {
+	if _, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{Seed: 1, Iterations: 31}); err == nil {
 		t.Error("more iterations than passes × cases: no error")
 	}
 }
@@ -204,7 +204,7 @@ func TestRunLoopCounts(t *testing.T) {
 func runSeedsFake(t *testing.T, ctx context.Context, dir string, timing bool, seeds []uint64) (record.Summary, error) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, err := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestRunSeedsCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, _ := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, _ := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 	_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
 		if seed == 2 {
 			cancel()
@@ -308,7 +308,7 @@ func TestAgentStateContinues(t *testing.T) {
 	run := func() (loaded bool) {
 		t.Helper()
 		_, err := RunSeeds(context.Background(), env, sc, func(seed uint64) (Agent, error) {
-			a, l, err := LoadOrNewAgent(StatePath(state, seed), spec, sc, env.Dim(), seed)
+			a, l, err := loadOrNewAgent(statePath(state, seed), spec, sc, env.Dim(), seed)
 			loaded = l
 			return a, err
 		}, t.TempDir(), SeedsOptions{Agent: "cover", Seeds: []uint64{3}, StateDir: state})
@@ -320,14 +320,14 @@ func TestAgentStateContinues(t *testing.T) {
 	if run() {
 		t.Fatal("first run loaded a state")
 	}
-	b1, err := os.ReadFile(StatePath(state, 3))
+	b1, err := os.ReadFile(statePath(state, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !run() {
 		t.Fatal("second run did not continue from the saved state")
 	}
-	b2, _ := os.ReadFile(StatePath(state, 3))
+	b2, _ := os.ReadFile(statePath(state, 3))
 	if bytes.Equal(b1, b2) {
 		t.Error("the continued run did not update the state file")
 	}

@@ -24,7 +24,7 @@ type SeedsOptions struct {
 	Timing bool
 	// StateDir, when set, is where each run's agent state is saved after
 	// the run, as seed-<n>.state (newAgent may load it; see
-	// LoadOrNewAgent).
+	// loadOrNewAgent).
 	StateDir string
 	// Trace, when set, receives every iteration of every seed.
 	Trace func(seed uint64, s Step)
@@ -46,11 +46,11 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 		if err != nil {
 			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
-		lo := LoopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
+		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
 		if o.Trace != nil {
 			lo.Trace = func(s Step) { o.Trace(seed, s) }
 		}
-		res, err := RunLoop(ctx, env, sc, agent, lo)
+		res, err := runLoop(ctx, env, sc, agent, lo)
 		if err != nil {
 			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
@@ -58,7 +58,7 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 			return sum, err
 		}
 		if o.StateDir != "" {
-			if err := saveAgent(agent, StatePath(o.StateDir, seed)); err != nil {
+			if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {
 				return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 			}
 		}
@@ -79,7 +79,7 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 	return sum, record.WriteSummary(filepath.Join(dir, record.SummaryFile), sum)
 }
 
-// StatePath is the state file of a seed's agent in dir.
-func StatePath(dir string, seed uint64) string {
+// statePath is the state file of a seed's agent in dir.
+func statePath(dir string, seed uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("seed-%d.state", seed))
 }

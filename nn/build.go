@@ -43,6 +43,12 @@ type builder struct {
 	// separable: every node compiled so far computes each image from that
 	// image alone (see perImage).
 	separable bool
+	// constBytes is the memory of the constants computed so far (see
+	// checkOutputs).
+	constBytes int64
+	// maxElements is the limit on the elements of a tensor: MaxElements of
+	// the LoadOptions per image of the batch.
+	maxElements int64
 }
 
 // buildError is the panic value used inside the builder; it is turned into
@@ -72,7 +78,8 @@ func attempt(f func()) (ok bool) {
 }
 
 func (p *program) build(batch int) (*instance, error) {
-	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true}
+	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true,
+		maxElements: mulSat(p.opt.MaxElements, int64(max(batch, 1)))}
 	for name, c := range p.consts {
 		b.env[name] = constVal(c)
 	}
@@ -84,6 +91,9 @@ func (p *program) build(batch int) (*instance, error) {
 		}
 		if shape[0] < 0 {
 			return nil, fmt.Errorf("internal: no batch size for input %q", in.Name)
+		}
+		if _, ok := checkedNumel(shape, b.maxElements); !ok {
+			return nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, b.maxElements)
 		}
 		n := gorgonia.NewTensor(b.g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(in.Name))
 		b.env[in.Name] = &value{n: n, shape: shape}
@@ -106,7 +116,9 @@ func (p *program) build(batch int) (*instance, error) {
 		if v.c != nil && v.c.isInt {
 			return nil, fmt.Errorf("graph output %q is an integer tensor; only float32 outputs are supported", out.Name)
 		}
-		if out.Shape == nil {
+		if !fits(out.Shape, v.shape) {
+			// Not declared, or declared wrongly (ONNX Runtime only warns):
+			// callers size their buffers from Outputs.
 			s := slices.Clone(v.shape)
 			if p.dynamic && len(s) > 0 && s[0] == batch {
 				s[0] = -1
@@ -130,9 +142,11 @@ func (p *program) build(batch int) (*instance, error) {
 			keep[v.op] = true
 		}
 	}
-	if err := planMemory(b.g, keep); err != nil {
+	var err error
+	if inst.ops, inst.bufs, err = planMemory(b.g, keep); err != nil {
 		return nil, fmt.Errorf("memory plan: %w", err)
 	}
+	inst.recordMemory(b)
 	inst.vm = gorgonia.NewTapeMachine(b.g)
 	return inst, nil
 }
@@ -168,6 +182,7 @@ func (b *builder) compileNode(i int) (err error) {
 	a := newAttrs(n)
 	outs := def.build(b, a, ins)
 	a.checkUnused()
+	b.checkOutputs(ins, outs)
 	if b.separable && !b.perImage(def, a, ins, outs) {
 		b.separable = false
 	}
@@ -305,6 +320,7 @@ func (a *attrs) checkUnused() {
 // emit creates the runtime op computing fn, or folds it when all inputs
 // are constants. ins may hold nil for omitted optional inputs.
 func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][]float32)) *value {
+	b.checkShape(shape)
 	n := b.node()
 	allConst := true
 	for _, v := range ins {
@@ -313,7 +329,7 @@ func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][
 		}
 	}
 	if allConst {
-		data := make([]float32, numel(shape))
+		data := make([]float32, b.checkConst(shape, false))
 		cins := make([][]float32, len(ins))
 		for k, v := range ins {
 			if v != nil {
@@ -322,6 +338,9 @@ func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][
 		}
 		fn(data, cins)
 		return constVal(&tens{shape: shape, f: data})
+	}
+	if numel(shape) == 0 {
+		fail("output of shape %v has no elements; values computed at run time must have some", shape)
 	}
 	b.nextID++
 	o := &gop{id: b.nextID, label: fmt.Sprintf("%s(%s)", n.op, n.name), fn: fn}

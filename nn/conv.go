@@ -48,6 +48,7 @@ func convOp(b *builder, a *attrs, ins []*value) *value {
 		fail("bias has %d values, want %d", len(bias), s.OutC)
 	}
 	shape := []int{x.shape[0], s.OutC, s.OutH(), s.OutW()}
+	b.checkShape(shape)
 	f := b.fuseConv(s.OutC, shape)
 	weight := w.f
 	if f.scale != nil {
@@ -263,6 +264,9 @@ func (b *builder) window(a *attrs, k, in [2]int) (sh, sw, dh, dw int, pads [4]in
 		if v <= 0 {
 			fail("strides %v and dilations %v must be positive", strides, dil)
 		}
+		if v > b.p.opt.MaxElements {
+			b.overLimit("strides %v and dilations %v: more than %d", strides, dil, b.p.opt.MaxElements)
+		}
 	}
 	sh, sw, dh, dw = int(strides[0]), int(strides[1]), int(dil[0]), int(dil[1])
 	autoPad := a.str("auto_pad", "NOTSET")
@@ -278,6 +282,9 @@ func (b *builder) window(a *attrs, k, in [2]int) (sh, sw, dh, dw int, pads [4]in
 		for i, v := range p {
 			if v < 0 {
 				fail("attribute \"pads\" %v must be non-negative", p)
+			}
+			if v > b.p.opt.MaxElements {
+				b.overLimit("attribute \"pads\" %v: more than %d", p, b.p.opt.MaxElements)
 			}
 			pads[i] = int(v)
 		}
@@ -347,9 +354,16 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 	if len(ks) != 2 || ks[0] <= 0 || ks[1] <= 0 {
 		fail("attribute \"kernel_shape\" %v must have 2 positive values", ks)
 	}
+	if ks[0] > b.p.opt.MaxElements || ks[1] > b.p.opt.MaxElements {
+		b.overLimit("attribute \"kernel_shape\" %v: more than %d", ks, b.p.opt.MaxElements)
+	}
 	kh, kw := int(ks[0]), int(ks[1])
 	ih, iw := x.shape[2], x.shape[3]
 	sh, sw, dh, dw, pads := b.window(a, [2]int{kh, kw}, [2]int{ih, iw})
+	if pads[0] >= kh || pads[2] >= kh || pads[1] >= kw || pads[3] >= kw {
+		// As ONNX Runtime: a window could lie entirely in the padding.
+		fail("pads %v must be smaller than kernel_shape %v", pads, ks)
+	}
 	ceil := a.int("ceil_mode", 0) != 0
 	a.ignore("storage_order")
 	include := a.int("count_include_pad", 0) != 0

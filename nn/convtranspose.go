@@ -57,7 +57,7 @@ func convTransposeOp(b *builder, a *attrs, ins []*value) *value {
 	}
 	strides, dil, adj := ints("strides", 1), ints("dilations", 1), ints("output_padding", 0)
 	for d := 0; d < 2; d++ {
-		if strides[d] <= 0 || dil[d] <= 0 || adj[d] < 0 || strides[d] > maxElems || dil[d] > maxElems || adj[d] > maxElems {
+		if strides[d] <= 0 || dil[d] <= 0 || adj[d] < 0 || strides[d] > 1<<20 || dil[d] > 1<<20 || adj[d] > 1<<20 {
 			fail("strides %v, dilations %v and output_padding %v must be positive (output_padding non-negative)", strides, dil, adj)
 		}
 	}
@@ -67,8 +67,8 @@ func convTransposeOp(b *builder, a *attrs, ins []*value) *value {
 			fail("attribute \"pads\" %v: want %d values", p, 2*sp)
 		}
 		for j := 0; j < sp; j++ {
-			if p[j] < 0 || p[sp+j] < 0 || p[j] > maxElems || p[sp+j] > maxElems {
-				fail("attribute \"pads\" %v: want values in [0, %d]", p, maxElems)
+			if p[j] < 0 || p[sp+j] < 0 || p[j] > 1<<20 || p[sp+j] > 1<<20 {
+				fail("attribute \"pads\" %v: want values in [0, %d]", p, 1<<20)
 			}
 			pads[2-sp+j], pads[4-sp+j] = int(p[j]), int(p[sp+j])
 		}
@@ -97,7 +97,7 @@ func convTransposeOp(b *builder, a *attrs, ins []*value) *value {
 		case outShape != nil:
 			// The output has the given size: padded away when larger than
 			// the full one, else extended at the end (like output_padding).
-			want := int(min(max(outShape[len(outShape)-2+d], 0), maxElems))
+			want := int(min(max(outShape[len(outShape)-2+d], 0), 1<<40))
 			distribute(full - want)
 			out[d] = want
 		case autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER":
@@ -119,8 +119,8 @@ func convTransposeOp(b *builder, a *attrs, ins []*value) *value {
 		shape = append(shape, out[0])
 	}
 	shape = append(shape, out[1])
-	checkElems("ConvTranspose output", shape64(shape))
-	checkElems("ConvTranspose columns", []int64{int64(w.shape[1]), int64(k[0]), int64(k[1]), int64(in[0]), int64(in[1])})
+	b.checkShape(shape)
+	b.checkShape([]int{w.shape[1], k[0], k[1], in[0], in[1]}) // the columns of one group
 	n := x.shape[0]
 	cgIn, cgOut := cin/group, cout/group
 	hw, ohw := in[0]*in[1], out[0]*out[1]
@@ -177,13 +177,4 @@ func col2im(out, col []float32, c int, k, in []int, o [2]int, s, d []int, pads [
 			}
 		}
 	}
-}
-
-// shape64 converts a shape to int64.
-func shape64(s []int) []int64 {
-	out := make([]int64, len(s))
-	for k, d := range s {
-		out[k] = int64(d)
-	}
-	return out
 }

@@ -242,7 +242,7 @@ func binop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFunc {
 			if !x.c.isInt || !y.c.isInt {
 				fail("mixed integer and float inputs")
 			}
-			out := make([]int64, numel(shape))
+			out := make([]int64, b.checkShape(shape))
 			bcast(out, shape, x.c.i, x.shape, y.c.i, y.shape, fi)
 			return constVal(&tens{shape: shape, i: out, isInt: true})
 		}
@@ -612,7 +612,7 @@ func variadic(f func(x, y float32) float32, fi func(x, y int64) int64, mean bool
 			if !allConst || mean {
 				fail("integer inputs are supported only for Sum, Min and Max of constants")
 			}
-			out := make([]int64, numel(shape))
+			out := make([]int64, b.checkConst(shape, true))
 			bcast(out, shape, vals[0].c.ints(), shapes[0], []int64{0}, nil, first[int64])
 			for k, v := range vals[1:] {
 				bcast(out, shape, out, shape, v.c.ints(), shapes[k+1], fi)

@@ -30,6 +30,7 @@ func gemmOp(b *builder, a *attrs, ins []*value) *value {
 		fail("inner dimensions differ: A %v (transA=%v), B %v (transB=%v)", x.shape, transA, y.shape, transB)
 	}
 	shape := []int{m, n}
+	b.checkShape(shape)
 	var cb []float32 // beta·C broadcast to [m, n]
 	var cv *value
 	if c := opt(ins, 2); c != nil && beta != 0 {
@@ -120,6 +121,7 @@ func matmulOp(b *builder, _ *attrs, ins []*value) *value {
 	if !vecB {
 		outShape = append(outShape, n)
 	}
+	b.checkShape(outShape)
 	nb := numel(batch)
 	// A B shared by all of A's matrices (a weight: rank 2, or batch axes
 	// all 1), with A not broadcast: one product over all of A's rows.

@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/amt-dev/amt/nn/onnxfix"
 )
@@ -105,47 +104,4 @@ func InspectBytes(b []byte) (*ModelInfo, error) {
 		mi.Ops[k].Count++
 	}
 	return mi, nil
-}
-
-// PlannedBytes returns the bytes of activation memory Run uses for a batch
-// of n images: the output buffers of the ops of the graphs it runs (shared
-// between ops whose lifetimes do not overlap, see planMemory), for a batch
-// run image by image those of one batch-1 graph per worker plus the
-// concatenated outputs. It builds those graphs (Run would).
-func (m *Model) PlannedBytes(n int) (int64, error) {
-	if n <= 0 {
-		return 0, fmt.Errorf("nn: %s: batch size must be positive, got %d", m.p.name, n)
-	}
-	p := m.p
-	split := (p.dynamic && n >= splitMinBatch && p.isSeparable()) || (!p.dynamic && p.splittable && n > 1)
-	if !split {
-		inst, err := m.instance(p.batchKey(n))
-		if err != nil {
-			return 0, err
-		}
-		return inst.activationBytes(), nil
-	}
-	inst, err := m.instance(p.batchKey(1))
-	if err != nil {
-		return 0, err
-	}
-	var outs int64
-	for _, v := range inst.outputs {
-		outs += int64(numel(v.shape)) * int64(n) * 4
-	}
-	return int64(min(runtime.GOMAXPROCS(0), n))*inst.activationBytes() + outs, nil
-}
-
-// activationBytes returns the bytes of the distinct output buffers of the
-// instance's ops.
-func (inst *instance) activationBytes() int64 {
-	seen := map[*buffer]bool{}
-	var total int64
-	for _, nd := range inst.g.AllNodes() {
-		if o, ok := nd.Op().(*gop); ok && o.buf != nil && !seen[o.buf] {
-			seen[o.buf] = true
-			total += int64(cap(o.buf.data)) * 4
-		}
-	}
-	return total
 }

@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"runtime"
 	"slices"
 	"testing"
 
@@ -41,40 +40,5 @@ func TestInspect(t *testing.T) {
 	}
 	if _, err := InspectBytes([]byte{0xff, 0xff}); err == nil {
 		t.Error("no error for a malformed file")
-	}
-}
-
-// TestPlannedBytes checks the planned activation memory of a graph run op
-// by op (Softmax over the batch: two ops' outputs alive at once) and of one
-// run image by image (one batch-1 graph per worker, plus the outputs).
-func TestPlannedBytes(t *testing.T) {
-	model := func(axis int64) *Model {
-		return mustLoad(t, ot.Model{Opset: 13,
-			Nodes: []ot.Node{
-				{Name: "s", Op: "Softmax", In: []string{"x"}, Out: []string{"a"}, Attrs: []ot.Attr{ot.Int("axis", axis)}},
-				{Name: "r", Op: "Neg", In: []string{"a"}, Out: []string{"y"}},
-			},
-			Inputs: []ot.Value{{Name: "x", Dims: []any{"N", 10}}}, Outputs: []ot.Value{{Name: "y"}}})
-	}
-	whole := model(0) // over the batch: not separable
-	for _, n := range []int{1, 4} {
-		got, err := whole.PlannedBytes(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := int64(2 * n * 10 * 4); got != want {
-			t.Errorf("softmax over the batch, batch %d: %d bytes, want %d", n, got, want)
-		}
-	}
-	split := model(1)
-	got, err := split.PlannedBytes(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := int64(min(runtime.GOMAXPROCS(0), 4)*2*10*4 + 4*10*4); got != want {
-		t.Errorf("image by image, batch 4: %d bytes, want %d", got, want)
-	}
-	if _, err := split.PlannedBytes(0); err == nil {
-		t.Error("no error for batch 0")
 	}
 }

@@ -6,40 +6,20 @@ import "slices"
 // others): Tile, DepthToSpace, SpaceToDepth, ScatterND, and Size, which
 // folds.
 
-// maxElems is the most elements a tensor whose size comes from a node's
-// attributes or constant inputs (Tile's repeats, ConvTranspose's
-// output_shape) may have: 2**28 float32 values, 1 GiB.
-const maxElems = 1 << 28
-
-// checkElems fails unless shape (as int64, from the model file) has at most
-// maxElems elements, without overflowing.
-func checkElems(what string, shape []int64) {
-	n := int64(1)
-	for _, d := range shape {
-		if d < 0 {
-			fail("%s: negative dimension in %v", what, shape)
-		}
-		if d > 0 && n > maxElems/d {
-			fail("%s: shape %v has more than %d elements", what, shape, int64(maxElems))
-		}
-		n *= d
-	}
-}
-
 // tileOp is Tile: the input repeated repeats[k] times along each axis k.
 func tileOp(b *builder, _ *attrs, ins []*value) *value {
 	x, reps := need(ins, 0, "input"), constant(ins, 1, "repeats").ints()
 	if len(reps) != len(x.shape) {
 		fail("repeats %v: want %d values for rank %d", reps, len(x.shape), len(x.shape))
 	}
-	out := make([]int64, len(reps))
+	out := make([]int, len(reps))
 	for k, d := range x.shape {
 		if reps[k] < 0 {
 			fail("negative repeat in %v", reps)
 		}
-		out[k] = int64(d) * min(reps[k], maxElems+1)
+		out[k] = d * int(min(reps[k], 1<<40))
 	}
-	checkElems("Tile output", out)
+	b.checkShape(out)
 	maps := make([][]int, len(x.shape))
 	for k, d := range x.shape {
 		maps[k] = make([]int, d*int(reps[k]))

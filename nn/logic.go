@@ -32,7 +32,7 @@ func boolBinop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFun
 			fail("%v", err)
 		}
 		if x.c != nil && y.c != nil {
-			out := make([]int64, numel(shape))
+			out := make([]int64, b.checkConst(shape, true))
 			if x.c.isInt && y.c.isInt {
 				bcast(out, shape, x.c.i, x.shape, y.c.i, y.shape, fi)
 			} else {
@@ -105,7 +105,7 @@ func whereOp(b *builder, _ *attrs, ins []*value) *value {
 		if !x.c.isInt || !y.c.isInt {
 			fail("X and Y differ in type (integer and float)")
 		}
-		out := make([]int64, numel(shape))
+		out := make([]int64, b.checkConst(shape, true))
 		bcast3(out, shape, c.c.ints(), cs, x.c.i, xs, y.c.i, ys)
 		return constVal(&tens{shape: shape, i: out, isInt: true})
 	}

@@ -76,6 +76,9 @@ func (b *builder) resize(upsample bool, a *attrs, ins []*value) *value {
 	default:
 		fail("attribute \"nearest_mode\" = %q is not supported", nearest)
 	}
+	if numel(x.shape) == 0 {
+		fail("input of shape %v is empty", x.shape)
+	}
 	out := make([]int, r)
 	sc := make([]float32, r)
 	switch {
@@ -96,11 +99,16 @@ func (b *builder) resize(upsample bool, a *attrs, ins []*value) *value {
 				fail("scales %v must be positive", scales)
 			}
 			sc[d] = scales[d]
-			out[d] = int(scales[d] * float32(x.shape[d]))
+			o := scales[d] * float32(x.shape[d])
+			if !(float64(o) <= float64(b.p.opt.MaxElements)) {
+				b.overLimit("scales %v make axis %d of %v %g long", scales, d, x.shape, o)
+			}
+			out[d] = int(o)
 		}
 	default:
 		fail("neither scales nor sizes is given")
 	}
+	b.checkShape(out)
 	orig := func(d, i int) float32 {
 		in, o, s := float32(x.shape[d]), float32(out[d]), sc[d]
 		xf := float32(i)

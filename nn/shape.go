@@ -23,7 +23,7 @@ func dropoutOp(b *builder, a *attrs, ins []*value) *value {
 	}
 	// Training mode drops nothing with a ratio of 0 (torchvision 0.14's
 	// Swin exports its attention dropout so).
-	if t := opt(ins, 2); t != nil && (t.c == nil || t.c.ints()[0] != 0) {
+	if t := opt(ins, 2); t != nil && (t.c == nil || len(t.c.ints()) != 1 || t.c.ints()[0] != 0) {
 		if r := opt(ins, 1); r == nil || r.c == nil || len(r.c.floats()) != 1 || r.c.floats()[0] != 0 {
 			fail("training_mode must be a constant false (or the ratio a constant 0)")
 		}
@@ -115,7 +115,7 @@ func shapeOp(_ *builder, a *attrs, ins []*value) *value {
 	return constVal(&tens{shape: []int{len(s)}, i: s, isInt: true})
 }
 
-func constantOfShapeOp(_ *builder, a *attrs, ins []*value) *value {
+func constantOfShapeOp(b *builder, a *attrs, ins []*value) *value {
 	s := constant(ins, 0, "shape").ints()
 	shape := make([]int, len(s))
 	for k, d := range s {
@@ -124,32 +124,53 @@ func constantOfShapeOp(_ *builder, a *attrs, ins []*value) *value {
 		}
 		shape[k] = int(d)
 	}
-	t := &tens{shape: shape, f: make([]float32, numel(shape))}
-	if v, ok := a.tensor("value"); ok {
-		if v.isInt {
-			t = &tens{shape: shape, i: make([]int64, numel(shape)), isInt: true}
-			for k := range t.i {
-				t.i[k] = v.i[0]
-			}
-		} else {
-			for k := range t.f {
-				t.f[k] = v.f[0]
-			}
+	v, hasValue := a.tensor("value")
+	if hasValue && numel(v.shape) != 1 {
+		fail("attribute \"value\" has shape %v, want one value", v.shape)
+	}
+	n := b.checkConst(shape, hasValue && v.isInt)
+	if hasValue && v.isInt {
+		t := &tens{shape: shape, i: make([]int64, n), isInt: true}
+		for k := range t.i {
+			t.i[k] = v.i[0]
+		}
+		return constVal(t)
+	}
+	t := &tens{shape: shape, f: make([]float32, n)}
+	if hasValue {
+		for k := range t.f {
+			t.f[k] = v.f[0]
 		}
 	}
 	return constVal(t)
 }
 
-func rangeOp(_ *builder, _ *attrs, ins []*value) *value {
+func rangeOp(b *builder, _ *attrs, ins []*value) *value {
 	st, li, de := constant(ins, 0, "start"), constant(ins, 1, "limit"), constant(ins, 2, "delta")
+	for k, t := range []*tens{st, li, de} {
+		if numel(t.shape) != 1 {
+			fail("input %d has shape %v, want a scalar", k, t.shape)
+		}
+	}
 	if st.isInt {
 		s, l, d := st.ints()[0], li.ints()[0], de.ints()[0]
 		if d == 0 {
 			fail("delta is 0")
 		}
-		var out []int64
-		for x := s; (d > 0 && x < l) || (d < 0 && x > l); x += d {
-			out = append(out, x)
+		// The count, in uint64 arithmetic: l-s may overflow an int64.
+		var cnt uint64
+		switch {
+		case d > 0 && l > s:
+			cnt = (uint64(l)-uint64(s)-1)/uint64(d) + 1
+		case d < 0 && l < s:
+			cnt = (uint64(s)-uint64(l)-1)/uint64(-d) + 1
+		}
+		if cnt > uint64(b.p.opt.MaxElements) {
+			b.overLimit("range(%d, %d, %d) has %d elements, more than the limit of %d per tensor", s, l, d, cnt, b.p.opt.MaxElements)
+		}
+		out := make([]int64, cnt)
+		for k := range out {
+			out[k] = s + int64(k)*d
 		}
 		return constVal(&tens{shape: []int{len(out)}, i: out, isInt: true})
 	}
@@ -157,7 +178,11 @@ func rangeOp(_ *builder, _ *attrs, ins []*value) *value {
 	if d == 0 {
 		fail("delta is 0")
 	}
-	cnt := max(0, int(math.Ceil(float64((l-s)/d))))
+	c := math.Ceil(float64((l - s) / d))
+	if !(c <= float64(b.p.opt.MaxElements)) {
+		b.overLimit("range(%g, %g, %g) has %g elements, more than the limit of %d per tensor", s, l, d, c, b.p.opt.MaxElements)
+	}
+	cnt := max(0, int(c))
 	out := make([]float32, cnt)
 	for k := range out {
 		out[k] = s + float32(k)*d
@@ -314,6 +339,7 @@ func concatOp(b *builder, a *attrs, ins []*value) *value {
 		shape[ax] += v.shape[ax]
 		shapes = append(shapes, v.shape)
 	}
+	b.checkShape(shape)
 	if allInt {
 		out := make([]int64, numel(shape))
 		data := make([][]int64, len(vals))
@@ -397,6 +423,7 @@ func gatherOp(b *builder, a *attrs, ins []*value) *value {
 		ids[k] = int(v)
 	}
 	shape := append(append(slices.Clone(x.shape[:ax]), idx.shape...), x.shape[ax+1:]...)
+	b.checkShape(shape)
 	xs := x.shape
 	if x.c != nil && x.c.isInt {
 		out := make([]int64, numel(shape))
@@ -414,6 +441,7 @@ func (b *builder) mapsOp(x *value, maps [][]int, fill float32) *value {
 	for k, m := range maps {
 		shape[k] = len(m)
 	}
+	b.checkShape(shape)
 	xs := x.shape
 	if x.c != nil && x.c.isInt {
 		out := make([]int64, numel(shape))
@@ -490,9 +518,17 @@ func sliceOp(b *builder, a *attrs, ins []*value) *value {
 		} else {
 			st, en = max(0, min(st, d-1)), max(-1, min(en, d-1))
 		}
-		var m []int
-		for i := st; (step > 0 && i < en) || (step < 0 && i > en); i += step {
-			m = append(m, int(i))
+		// The count first, in uint64 arithmetic: st+step may overflow.
+		var cnt uint64
+		switch {
+		case step > 0 && en > st:
+			cnt = (uint64(en-st)-1)/uint64(step) + 1
+		case step < 0 && st > en:
+			cnt = (uint64(st-en)-1)/uint64(-step) + 1
+		}
+		m := make([]int, cnt)
+		for i := range m {
+			m[i] = int(st + int64(i)*step)
 		}
 		maps[ax] = m
 	}
@@ -520,6 +556,9 @@ func splitOp(b *builder, a *attrs, ins []*value) []*value {
 		split = a.ints("split", nil)
 	}
 	d := x.shape[ax]
+	if nout == 0 {
+		fail("no outputs")
+	}
 	if split == nil {
 		per := (d + nout - 1) / nout
 		for k := 0; k < nout; k++ {
@@ -529,12 +568,21 @@ func splitOp(b *builder, a *attrs, ins []*value) []*value {
 	if len(split) != nout {
 		fail("split %v has %d parts, the node has %d outputs", split, len(split), nout)
 	}
-	var outs []*value
-	off := 0
+	sum := int64(0)
 	for _, s := range split {
 		if s < 0 {
 			fail("negative split size in %v", split)
 		}
+		if sum += min(s, int64(d)+1); sum > int64(d) {
+			fail("split %v sums to more than the size %d of axis %d", split, d, ax)
+		}
+	}
+	if sum != int64(d) {
+		fail("split %v sums to %d, axis %d has size %d", split, sum, ax, d)
+	}
+	var outs []*value
+	off := 0
+	for _, s := range split {
 		maps := identityMaps(x.shape)
 		m := make([]int, s)
 		for i := range m {
@@ -543,9 +591,6 @@ func splitOp(b *builder, a *attrs, ins []*value) []*value {
 		maps[ax] = m
 		off += int(s)
 		outs = append(outs, b.mapsOp(x, maps, 0))
-	}
-	if off != d {
-		fail("split %v sums to %d, axis %d has size %d", split, off, ax, d)
 	}
 	return outs
 }
@@ -571,6 +616,9 @@ func padOp(b *builder, a *attrs, ins []*value) *value {
 		}
 		if opt(ins, 3) != nil {
 			axes := constant(ins, 3, "axes").ints()
+			if len(pads) != 2*len(axes) {
+				fail("pads %v: want %d values for axes %v", pads, 2*len(axes), axes)
+			}
 			full := make([]int64, 2*r)
 			for k, ax := range axes {
 				a, err := normAxis(ax, r)
@@ -585,14 +633,25 @@ func padOp(b *builder, a *attrs, ins []*value) *value {
 	if len(pads) != 2*r {
 		fail("pads %v: want %d values for rank %d", pads, 2*r, r)
 	}
+	shape := make([]int, r)
+	for ax := range shape {
+		lim := b.p.opt.MaxElements
+		if pb, pe := pads[ax], pads[ax+r]; pb < -lim || pb > lim || pe < -lim || pe > lim {
+			b.overLimit("pads %v: more than %d on axis %d", pads, lim, ax)
+		}
+		shape[ax] = x.shape[ax] + int(pads[ax]) + int(pads[ax+r])
+		if shape[ax] < 0 {
+			fail("pads %v make axis %d negative", pads, ax)
+		}
+		if mode != "constant" && x.shape[ax] == 0 && shape[ax] > 0 {
+			fail("mode %q pads an empty axis %d", mode, ax)
+		}
+	}
+	b.checkShape(shape)
 	maps := make([][]int, r)
 	for ax := 0; ax < r; ax++ {
 		d := x.shape[ax]
-		pb, pe := int(pads[ax]), int(pads[ax+r])
-		n := d + pb + pe
-		if n < 0 {
-			fail("pads %v make axis %d negative", pads, ax)
-		}
+		pb, n := int(pads[ax]), shape[ax]
 		m := make([]int, n)
 		for i := range m {
 			s := i - pb
@@ -607,13 +666,13 @@ func padOp(b *builder, a *attrs, ins []*value) *value {
 						s = 0
 						break
 					}
-					for s < 0 || s >= d {
-						if s < 0 {
-							s = -s
-						}
-						if s >= d {
-							s = 2*(d-1) - s
-						}
+					// Reflection has period 2(d-1).
+					period := 2 * (d - 1)
+					if s = s % period; s < 0 {
+						s += period
+					}
+					if s >= d {
+						s = period - s
 					}
 				default:
 					fail("attribute \"mode\" = %q: only constant, reflect and edge are supported", mode)
@@ -632,10 +691,16 @@ func expandOp(b *builder, _ *attrs, ins []*value) *value {
 	for k, d := range target {
 		ts[k] = int(d)
 	}
+	for _, d := range target {
+		if d < 0 {
+			fail("negative dimension in shape %v", target)
+		}
+	}
 	shape, err := broadcastShape(x.shape, ts)
 	if err != nil {
 		fail("%v", err)
 	}
+	b.checkShape(shape)
 	in := make([]int, len(shape))
 	for k := range in {
 		in[k] = 1

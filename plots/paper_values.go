@@ -71,18 +71,6 @@ func displayName(mr string) string {
 	return mr
 }
 
-// table1Params returns the parameters of mr's row of Table 1 (rotation
-// ±30°, shear ±20°); nil for an MR whose row takes all its rows, or that
-// has none.
-func table1Params(mr string) []float64 {
-	for _, r := range PaperTable1() {
-		if r.MR == mr {
-			return r.Params
-		}
-	}
-	return nil
-}
-
 // table1Selectors returns the rows of the per-class effects table: the
 // paper's Table 1 rows with the parameters its numbers used ("Rotation
 // ±30°"), then shear ±30° as an extra row the paper does not have.

@@ -12,10 +12,11 @@ import (
 // checkModel implements amt infer -check: it prints what the model file
 // declares (opset, inputs, outputs), each operator type it uses with its
 // number of nodes, first node and whether amt implements it, then loads
-// the model and prints the activation memory planned for a batch of batch
-// images (1 when 0). It fails, after printing, when the model uses an
-// operator amt does not implement or does not load.
-func checkModel(env *cliEnv, path string, batch int) error {
+// the model and prints the memory planned for a batch of batch images (1
+// when 0; see nn.Model.PlannedBytes), loading it with at most maxBytes (the
+// -max-memory of amt infer). It fails, after printing, when the model uses
+// an operator amt does not implement or does not load.
+func checkModel(env *cliEnv, path string, batch int, maxBytes int64) error {
 	if batch < 0 {
 		return fmt.Errorf("infer -check: -batch %d: must be ≥ 0", batch)
 	}
@@ -55,7 +56,7 @@ func checkModel(env *cliEnv, path string, batch int) error {
 		return fmt.Errorf("infer -check: %s uses operators amt does not implement (opset %d): %s", path, mi.Opset, strings.Join(names, ", "))
 	}
 	fmt.Fprintf(w, "\nall %d operator types supported\n", len(mi.Ops))
-	m, err := nn.Load(path)
+	m, err := nn.LoadWith(path, nn.LoadOptions{MaxBytes: maxBytes, Batch: batch})
 	if err != nil {
 		return fmt.Errorf("infer -check: %w", err)
 	}
@@ -63,7 +64,7 @@ func checkModel(env *cliEnv, path string, batch int) error {
 	if err != nil {
 		return fmt.Errorf("infer -check: batch %d: %w", batch, err)
 	}
-	fmt.Fprintf(w, "planned activation memory for a batch of %d: %s\n", batch, byteSize(planned))
+	fmt.Fprintf(w, "planned memory for a batch of %d: %s (weights, activations, inputs and outputs)\n", batch, humanBytes(planned))
 	return nil
 }
 
@@ -92,8 +93,8 @@ func dimsString(s []int) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// byteSize writes a byte count in B, KiB or MiB.
-func byteSize(n int64) string {
+// humanBytes writes a byte count in B, KiB or MiB.
+func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))

@@ -20,7 +20,7 @@ func TestInferCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"opset 17", "input  input [? 3 32 32]", "output logits [? 10]",
-		"all 22 operator types supported", "planned activation memory for a batch of 4: "} {
+		"all 22 operator types supported", "planned memory for a batch of 4: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -102,6 +102,24 @@ func TestReplayCommand(t *testing.T) {
 	}
 }
 
+// The largest seed runs one seed (the range counter does not wrap around),
+// and a seed range over the limit is refused with the limit.
+func TestReplayLargestSeed(t *testing.T) {
+	table, feats, _, _ := replayFixture(t, 5)
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "18446744073709551615", "-out", out)
+	if err != nil || !strings.Contains(stdout, "random on hierarchical: 1 runs") {
+		t.Fatalf("stdout %q, err %v", stdout, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "seed-18446744073709551615.jsonl")); err != nil {
+		t.Error(err)
+	}
+	_, _, err = runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "1-1000001", "-out", out)
+	if err == nil || !strings.Contains(err.Error(), "more than 1000000 seeds (the limit") {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
 // Bad inputs are errors before any work, and nothing is written.
 func TestReplayCommandErrors(t *testing.T) {
 	table, feats, rows, f := replayFixture(t, 5)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,10 +10,10 @@ import (
 	_ "image/jpeg" // input format
 	"image/png"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/atomicfile"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
 )
@@ -113,27 +112,15 @@ func readTransformInput(path string) (rgb.Image, error) {
 	return rgb.FromImage(im), nil
 }
 
-// writeTransformPNG writes img to path as PNG atomically (temporary file + rename).
-func writeTransformPNG(path string, img rgb.Image) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// writeTransformPNG writes img to path as PNG atomically (internal/atomicfile).
+func writeTransformPNG(path string, img rgb.Image) error {
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	w := bufio.NewWriter(tmp)
-	if err = png.Encode(w, img); err != nil {
+	defer f.Cleanup()
+	if err := png.Encode(f, img); err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	if err = w.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return f.Commit()
 }

@@ -80,6 +80,15 @@ func Pooled(runs []record.Run) record.Counts {
 	return c
 }
 
+// Rate returns c's violation rate, NaN when nothing was counted (so that
+// "no data" never reads as a rate of 0; record.Counts.Rate gives 0).
+func Rate(c record.Counts) float64 {
+	if c.Count == 0 {
+		return math.NaN()
+	}
+	return c.Rate()
+}
+
 // Spread summarises one value measured once per seed.
 type Spread struct {
 	N        int

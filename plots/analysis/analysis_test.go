@@ -268,3 +268,59 @@ func TestProgressOf(t *testing.T) {
 		}
 	}
 }
+
+// Table 1's averages are means of per-class rates (the paper's Avg.
+// column), not rates pooled over images: on smallTable, class 0 has one
+// image and class 1 two, so Blur's class mean (1/1 + 0/2)/2 = 0.5 differs
+// from its pooled rate 1/3.
+func TestEffectsOf(t *testing.T) {
+	sel := []Selector{
+		{Name: "Blur", MR: "blur"},
+		{Name: "Rotation ±30°", MR: "rotation", Params: []float64{-30, 30}},
+		{Name: "Shear ±20°", MR: "shear", Params: []float64{-20, 20}},
+		{Name: "Rotation ±60° (extra)", MR: "rotation", Params: []float64{-60, 60}},
+	}
+	e, ok := EffectsOf(smallTable(), sel, 3, 3)
+	if !ok {
+		t.Fatal("no labelled rows")
+	}
+	// Rotation ±30°: class 0 0/2, class 1 1/4. Extra row: 2/2 and 3/4.
+	for i, want := range []float64{0.5, 0.125, 0, 0.875} {
+		if !near(e.RowMean[i], want) {
+			t.Errorf("%s: mean over classes %v, want %v", sel[i].Name, e.RowMean[i], want)
+		}
+	}
+	if got := CountSelected(smallTable(), sel[0]); got != cnt(3, 1) || near(got.Rate(), e.RowMean[0]) {
+		t.Errorf("Blur pooled %+v (rate %v) should differ from its class mean %v", got, got.Rate(), e.RowMean[0])
+	}
+	// The Avg. row and the overall mean leave out the extra row; class 2
+	// has no images.
+	if !near(e.ClassMean[0], 1.0/3) || !near(e.ClassMean[1], 0.25/3) || !math.IsNaN(e.ClassMean[2]) {
+		t.Errorf("class means %v", e.ClassMean)
+	}
+	if !near(e.Overall, 0.625/3) {
+		t.Errorf("overall %v, want %v", e.Overall, 0.625/3)
+	}
+	if _, ok := EffectsOf([]record.Verdict{{Label: -1, MR: "blur"}}, sel, 3, 3); ok {
+		t.Error("effects from unlabelled rows")
+	}
+	if !math.IsNaN(Rate(record.Counts{})) || Rate(cnt(4, 1)) != 0.25 {
+		t.Error("Rate: NaN for no data, else the share")
+	}
+}
+
+func TestTableShape(t *testing.T) {
+	rows := smallTable()
+	if n := Images(rows); n != 3 {
+		t.Errorf("images %d", n)
+	}
+	if n := Variants(rows); n != 7 {
+		t.Errorf("variants %d", n)
+	}
+	if got := VariantsPerImage(rows); len(got) != 1 || got[0] != 7 {
+		t.Errorf("variants per image %v", got)
+	}
+	if got := VariantsPerImage(rows[1:]); len(got) != 2 || got[0] != 6 || got[1] != 7 {
+		t.Errorf("variants per image of an incomplete table %v", got)
+	}
+}
