@@ -52,6 +52,10 @@ type Env interface {
 type Outcome struct {
 	Violated                     bool
 	OriginalScore, ModifiedScore float64
+	// PredOriginal and PredModified are a classifier's top-1 classes on
+	// the source and the follow-up, Label the source's label; −1 when
+	// unknown (always for detection). Reports of violations show them.
+	PredOriginal, PredModified, Label int
 }
 
 // Step is one iteration of a run, as reported to SeedsOptions.Trace.
@@ -60,6 +64,8 @@ type Step struct {
 	Image     int
 	Choice    Choice
 	Violated  bool
+	// Outcome is the follow-up's whole outcome (Violated is its verdict).
+	Outcome Outcome
 }
 
 // loopOptions configures one run of the loop.
@@ -76,6 +82,10 @@ type loopOptions struct {
 	LogInterval int
 	// Trace, when set, is called after every iteration.
 	Trace func(Step)
+	// Deadline, when not zero, ends the run after the iteration during
+	// which it passed (a time budget): the run's counts and log are those
+	// of the iterations done. At least one iteration runs.
+	Deadline time.Time
 }
 
 // runResult is the outcome of one run: its final counts, its progress log
@@ -148,6 +158,12 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		if it > 0 && !opt.Deadline.IsZero() && !time.Now().Before(opt.Deadline) {
+			if n := len(res.Log); n == 0 || res.Log[n-1].Iteration != run.Iterations {
+				res.Log = append(res.Log, logLine(opt.AgentName, sc.Name, run, totalReward))
+			}
+			break
+		}
 		img := order[it]
 		t0 := time.Now()
 		cv, err := env.Context(ctx, img)
@@ -191,7 +207,7 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		run.OriginalScore += out.OriginalScore
 		run.ModifiedScore += out.ModifiedScore
 		if opt.Trace != nil {
-			opt.Trace(Step{Iteration: it + 1, Image: img, Choice: ch, Violated: out.Violated})
+			opt.Trace(Step{Iteration: it + 1, Image: img, Choice: ch, Violated: out.Violated, Outcome: out})
 		}
 		if (it+1)%interval == 0 || it+1 == iters {
 			res.Log = append(res.Log, logLine(opt.AgentName, sc.Name, run, totalReward))

@@ -38,6 +38,12 @@ type Experiment struct {
 	featureKey    any
 	// sha256 of the SUT model, the data and the feature model ("" without one)
 	modelHash, dataHash, featHash string
+
+	// data is the whole data set (for the ids and images of the gallery);
+	// classes names its classes by index (sut.labels, else the data set's
+	// names; nil when there are none).
+	data    data.Source
+	classes []string
 }
 
 // Prepare opens the data set, loads the model and the feature extractor,
@@ -57,6 +63,10 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 			return nil, cfg.errAt("data.limit", "%d is more than the %d images of %s", cfg.Data.Limit, n, cfg.Data.Path)
 		}
 		n = cfg.Data.Limit
+	}
+	e.data = src
+	if e.classes, err = classNames(cfg, src); err != nil {
+		return nil, err
 	}
 	e.full = data.Images{Source: src}
 	e.src = limited{source: e.full, n: n}
@@ -180,7 +190,7 @@ func (e *Experiment) meta() record.Meta {
 		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
 		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
 		Features: record.FeaturesMeta{Kind: cfg.Features.Kind},
-		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len()},
+		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len(), Classes: e.classes},
 		Scenario: record.DescribeScenario(cfg.Scenario),
 		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
 		Version: record.Version(),
@@ -241,7 +251,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return err
 		}
 	}
-	for _, a := range cfg.Agents {
+	for i, a := range cfg.Agents {
 		fmt.Fprintf(log, "%s: agent %s (%s), %d seeds, %s mode\n", cfg.Name, a.ID, a.Name, len(cfg.Seeds), cfg.Mode)
 		var trace func(uint64, Step)
 		if progress != nil {
@@ -251,6 +261,16 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			}
 			total, done, stage := iters*len(cfg.Seeds), 0, a.ID+" ("+cfg.Mode+")"
 			trace = func(uint64, Step) { done++; progress(stage, done, total) }
+		}
+		// The gallery shows the first agent's first seed.
+		var vlog *violationLog
+		if i == 0 && cfg.Gallery > 0 {
+			vlog = &violationLog{sc: sc, perMR: cfg.Gallery, seed: &cfg.Seeds[0]}
+			if t := trace; t != nil {
+				trace = func(seed uint64, s Step) { vlog.add(seed, s); t(seed, s) }
+			} else {
+				trace = vlog.add
+			}
 		}
 		stateDir := ""
 		if cfg.State != "" {
@@ -271,6 +291,11 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		})
 		if err != nil {
 			return err
+		}
+		if vlog != nil {
+			if err := e.writeGallery(ctx, a.ID, vlog.out, fmt.Sprintf("seed %d", cfg.Seeds[0])); err != nil {
+				return err
+			}
 		}
 		var it, viol int
 		for _, r := range sum.Runs {

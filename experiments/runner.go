@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/scenario"
@@ -28,6 +29,9 @@ type SeedsOptions struct {
 	StateDir string
 	// Trace, when set, receives every iteration of every seed.
 	Trace func(seed uint64, s Step)
+	// Deadline, when not zero, ends each run after the iteration during
+	// which it passed (loopOptions.Deadline).
+	Deadline time.Time
 }
 
 // RunSeeds runs one agent over every seed and writes into dir:
@@ -46,7 +50,7 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 		if err != nil {
 			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
-		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
+		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Deadline: o.Deadline}
 		if o.Trace != nil {
 			lo.Trace = func(s Step) { o.Trace(seed, s) }
 		}

@@ -119,7 +119,7 @@ func TestSchemaCoversConfig(t *testing.T) {
 		descend []reflect.Type
 		skip    []string
 	}{
-		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig]()},
+		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[CheckConfig]()},
 			[]string{"File"}},
 		{&AgentSpec{}, "agents[].", nil, nil},
 		{&scenario.Arm{}, "action_set.arms[].", nil, []string{"Param"}}, // Param comes from the relation

@@ -21,6 +21,8 @@ import (
 //	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
 //	<agent>/timing.json        measured times (Timing)
 //	report.md, figures/, tables/  written by the plots package
+//	check.json, summary.md, junit.xml, <agent>/violations.jsonl, gallery/
+//	                           amt check's decision and the violations (check.go)
 //
 // Writers and readers use these names; nobody else spells them.
 const (
@@ -132,6 +134,10 @@ type DataMeta struct {
 	File
 	// Images is the number of images used (after any limit).
 	Images int `json:"images"`
+	// Classes names the classes by class index (CIFAR-10's
+	// batches.meta.txt, COCO's categories in ascending id, or sut.labels);
+	// empty when the data set has none (image folders).
+	Classes []string `json:"classes,omitempty"`
 }
 
 // AgentMeta is one agent of the experiment.
