@@ -72,6 +72,17 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		return res, cfg.errAt("check.budget", "%d iterations is more than passes × images = %d × %d", budget, cfg.Passes, e.src.Len())
 	}
 	conds := cc.Conditions()
+	var mrs []string
+	for _, a := range sc.Arms {
+		if !slices.Contains(mrs, a.Action) {
+			mrs = append(mrs, a.Action)
+		}
+	}
+	// Deciding on no counts checks the conditions (relations, limits)
+	// before the session rather than after it.
+	if _, err := gate.Decide(conds, mrs, record.Counts{}, nil, nil); err != nil {
+		return res, cfg.errAt("check.fail_on", "%w", err)
+	}
 	var base gate.Cells
 	if cc.Baseline != "" {
 		var err error
@@ -157,12 +168,6 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		return res, err
 	}
 
-	var mrs []string
-	for _, a := range sc.Arms {
-		if !slices.Contains(mrs, a.Action) {
-			mrs = append(mrs, a.Action)
-		}
-	}
 	d, err := gate.Decide(conds, mrs, record.Counts{Count: run.Iterations, Violations: run.Violations},
 		gate.CellsOf(m.Scenario, sum.Runs), base)
 	if err != nil {

@@ -142,7 +142,11 @@ func (f *CheckFolder) SummaryMarkdown() []byte {
 	if c.TimeBudget != "" {
 		p(", time budget %s", c.TimeBudget)
 	}
-	p(" (stopped by the %s budget)\n", c.StoppedBy)
+	if c.StoppedBy == "time" {
+		p(" (stopped by the time budget)\n")
+	} else {
+		p("\n")
+	}
 	if c.State != nil {
 		if c.State.Loaded {
 			p("- Agent state: **continued** from `%s`, the state an earlier run saved (and saved there again)\n", c.State.Path)

@@ -37,6 +37,7 @@ func commands() []command {
 	return []command{
 		{"run", "run an experiment config (adaptive metamorphic testing, online or replay)", cmdRun},
 		{"sweep", "compute (or export) the exhaustive verdict table of an experiment", cmdSweep},
+		{"check", "metamorphic test gate for model CI: a budgeted session, pass/fail conditions, JUnit and a gallery (exit 0 pass, 1 fail, 2 error)", cmdCheck},
 		{"replay", "run bandit agents against a precomputed verdict table (seconds, not hours)", cmdReplay},
 		{"plot", "redraw an experiment's figures and tables from its saved results", cmdPlot},
 		{"ope", "off-policy evaluation of logged bandit decisions", cmdOPE},
@@ -109,7 +110,12 @@ func main() {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "amt:", err)
 		}
-		os.Exit(1)
+		// Exit status 1, or the command's own (amt check: 2 for errors).
+		code := 1
+		if es := (*exitStatusError)(nil); errors.As(err, &es) {
+			code = es.code
+		}
+		os.Exit(code)
 	}
 }
 
