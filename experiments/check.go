@@ -26,6 +26,8 @@ type CheckOptions struct {
 	// conditions on known tables. A check is online otherwise, whatever
 	// the configuration's mode.
 	Replay bool
+	// Trace, when set, receives every iteration of the session.
+	Trace func(Step)
 }
 
 // Check runs amt check, the metamorphic test gate for continuous
@@ -141,6 +143,9 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 	done, stage := 0, "check "+spec.ID+" ("+mode+")"
 	trace := func(seed uint64, s Step) {
 		vlog.add(seed, s)
+		if opt.Trace != nil {
+			opt.Trace(s)
+		}
 		done++
 		if progress != nil {
 			progress(stage, done, budget)
