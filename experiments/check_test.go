@@ -5,17 +5,24 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/amt-dev/amt/experiments/gate"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/plots"
+	"github.com/amt-dev/amt/plots/gallery"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -224,4 +231,278 @@ func TestCheckRegressionGolden(t *testing.T) {
 		t.Errorf("check %+v", res)
 	}
 	t.Logf("flagged %v, passed %v (rises %.1f pp, Holm-adjusted p %.3g)", want, notWant, rises, adj)
+}
+
+// junitXML is what the test reads of junit.xml, declared here from the
+// JUnit schema rather than taken from package plots.
+type junitXML struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Suites   []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Skipped  int    `xml:"skipped,attr"`
+		Props    []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+				Text    string `xml:",chardata"`
+			} `xml:"failure"`
+			Skipped   *struct{} `xml:"skipped"`
+			SystemOut string    `xml:"system-out"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// TestCheckOnlineReports runs a small online check of ResNet-20 (40 follow-
+// ups) whose per-MR limits of 0 fail every MR that violated, and checks its
+// reports against the session's own iterations: junit.xml (parsed with
+// encoding/xml) has a suite per MR and a case per MR × parameter value
+// with its counts, failures naming each violating image with its
+// parameter and the CIFAR-10 names of the predictions; summary.md gives
+// the verdict first, the table, the state line and the gallery links; each
+// gallery sheet shows, in order, the first violations of its MR: the
+// source tile is the data set's image upscaled 4× (nearest) and the
+// follow-up tile is the relation applied to it.
+func TestCheckOnlineReports(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	dir := t.TempDir()
+	const perMR = 3
+	doc := fmt.Sprintf(`name: small
+case_study: classification
+mode: online
+data: {format: cifar10, path: cifar10/test_batch_first1017.bin, limit: 40}
+sut: {model: models/cifar10_resnet20.onnx, input_size: 32}
+features: {kind: phash}
+action_set: hierarchical
+agents: [cover]
+seeds: 3
+log_interval: 10
+gallery: %d
+output: %s
+cache: %s
+check:
+  budget: 40
+  fail_on: {mr: {blur: 0, fliplr: 0, flipud: 0, grayscale: 0, invert: 0, rotation: 0, shear: 0}}
+`, perMR, filepath.Join(dir, "out"), filepath.Join(dir, "cache"))
+	cfg, err := parseConfig([]byte(doc), filepath.Join(dir, "small.yaml"), assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Prepare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []Step
+	res, err := e.Check(context.Background(), io.Discard, nil, CheckOptions{Trace: func(s Step) { steps = append(steps, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := plots.WriteCheckReports(cfg.Output); err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Fields(readFile(t, filepath.Join(assets, "cifar10", "batches.meta.txt")))
+	if len(names) != 10 {
+		t.Fatalf("class names %v", names)
+	}
+	// The session's counts and violations, per follow-up and per MR.
+	type cell struct{ n, x int }
+	cells := map[string]cell{}
+	violations := map[string][]Step{} // by MR, in order
+	keyOf := func(s Step) (string, string) {
+		v, err := cfg.Scenario.Variant(s.Choice.Arm, s.Choice.Param)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Action, v.Key()
+	}
+	for _, s := range steps {
+		mr, key := keyOf(s)
+		c := cells[key]
+		c.n++
+		if s.Violated {
+			c.x++
+			violations[mr] = append(violations[mr], s)
+		}
+		cells[key] = c
+	}
+	if len(steps) != 40 || len(violations) == 0 {
+		t.Fatalf("%d steps, violations %v", len(steps), violations)
+	}
+	if res.Verdict != record.VerdictFail {
+		t.Fatalf("verdict %s with limits of 0 and violations", res.Verdict)
+	}
+
+	// junit.xml
+	var j junitXML
+	if err := xml.Unmarshal([]byte(readFile(t, filepath.Join(cfg.Output, record.JUnitFile))), &j); err != nil {
+		t.Fatal(err)
+	}
+	var mrs []string
+	for _, a := range cfg.Scenario.Arms {
+		mrs = append(mrs, a.Action)
+	}
+	if len(j.Suites) != len(mrs) {
+		t.Fatalf("%d suites, want one per MR (%v)", len(j.Suites), mrs)
+	}
+	failures := 0
+	for i, su := range j.Suites {
+		mr := mrs[i]
+		if su.Name != mr {
+			t.Errorf("suite %d: %q, want %q", i, su.Name, mr)
+		}
+		var keys []string
+		for _, v := range cfg.Scenario.Variants() {
+			if v.Action == mr {
+				keys = append(keys, v.Key())
+			}
+		}
+		// One case per follow-up, then the MR's condition.
+		if len(su.Cases) != len(keys)+1 || su.Tests != len(su.Cases) {
+			t.Fatalf("suite %s: %d cases (tests=%d), want %d", mr, len(su.Cases), su.Tests, len(keys)+1)
+		}
+		nf := 0
+		for k, key := range keys {
+			tc := su.Cases[k]
+			c := cells[key]
+			if tc.Name != key {
+				t.Errorf("%s case %d: %q, want %q", mr, k, tc.Name, key)
+			}
+			counts := fmt.Sprintf(": %d of %d follow-up", c.x, c.n)
+			switch {
+			case c.n == 0:
+				if tc.Skipped == nil {
+					t.Errorf("%s: not tried, not skipped", key)
+				}
+			case c.x > 0:
+				if tc.Failure == nil {
+					t.Fatalf("%s: %d violations and no failure", key, c.x)
+				}
+				nf++
+				if !strings.Contains(tc.Failure.Text, counts) {
+					t.Errorf("%s: failure %q lacks %q", key, tc.Failure.Text, counts)
+				}
+				for _, s := range violations[mr] {
+					if _, k2 := keyOf(s); k2 != key {
+						continue
+					}
+					o := s.Outcome
+					want := fmt.Sprintf("image %d, %s: %s → %s (label %s) (iteration %d)", s.Image, e.meta().Scenario.VariantText(key),
+						names[o.PredOriginal], names[o.PredModified], names[o.Label], s.Iteration)
+					if !strings.Contains(tc.Failure.Text, want) {
+						t.Errorf("%s: failure lacks %q:\n%s", key, want, tc.Failure.Text)
+					}
+				}
+			default:
+				if tc.Failure != nil || !strings.Contains(tc.SystemOut, counts) {
+					t.Errorf("%s: %+v, want a pass with %q", key, tc, counts)
+				}
+			}
+		}
+		if cond := su.Cases[len(keys)]; (cond.Failure != nil) != (len(violations[mr]) > 0) {
+			t.Errorf("%s: condition case %+v with %d violations", mr, cond, len(violations[mr]))
+		} else if cond.Failure != nil {
+			nf++
+		}
+		if su.Failures != nf {
+			t.Errorf("suite %s: failures=%d, counted %d", mr, su.Failures, nf)
+		}
+		failures += nf
+	}
+	if j.Failures != failures || j.Failures == 0 {
+		t.Errorf("testsuites failures=%d, counted %d", j.Failures, failures)
+	}
+
+	// summary.md
+	sum := readFile(t, filepath.Join(cfg.Output, record.CheckSummaryFile))
+	if !strings.HasPrefix(sum, "# ❌ amt check small: **FAIL**\n") {
+		t.Errorf("summary.md does not start with the verdict:\n%s", sum)
+	}
+	if !strings.Contains(sum, "- Agent state: **new** (no state at `"+filepath.Join(cfg.Output, "state", "cover", "seed-3.state")+"`") {
+		t.Errorf("summary.md lacks the state line:\n%s", sum)
+	}
+	table := strings.Index(sum, "## Violation rates by MR")
+	if table < 0 || table < strings.Index(sum, "**FAIL**") {
+		t.Fatalf("summary.md: the table is missing or before the verdict")
+	}
+	for _, mr := range mrs {
+		n, x := 0, len(violations[mr])
+		for key, c := range cells {
+			if a, _, ok := scenario.ParseKey(key); a == mr || (!ok && key == mr) {
+				n += c.n
+			}
+		}
+		g := "[sheet](" + record.GalleryFile("cover", mr) + ")"
+		mark := ""
+		if x > 0 {
+			mark = "❌"
+		}
+		row := fmt.Sprintf("| %s | %s | %d | %d |", mark, mr, n, x)
+		if !strings.Contains(sum, row) || (x > 0) != strings.Contains(sum, g) {
+			t.Errorf("summary.md: %s has %d violations: want the row %q and the gallery link %q iff any", mr, x, row, g)
+		}
+	}
+
+	// The gallery.
+	for mr, vs := range violations {
+		f, err := os.Open(filepath.Join(cfg.Output, filepath.FromSlash(record.GalleryFile("cover", mr))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sheet, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := vs[:min(perMR, len(vs))]
+		for i, s := range shown {
+			src, _, err := e.full.Image(s.Image)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, key := keyOf(s)
+			follow := e.relations[key].Apply(src)
+			srcT, fupT := gallery.Tiles(i, len(shown), gallery.Options{Side: 128, Columns: 3})
+			for _, tile := range []struct {
+				what string
+				r    image.Rectangle
+				img  image.Image
+			}{{"source", srcT, src}, {"follow-up", fupT, follow}} {
+				b := tile.img.Bounds()
+				at := gallery.FitRect(tile.r, b.Dx(), b.Dy())
+				if at.Dx() != 4*b.Dx() {
+					t.Fatalf("%s pair %d: %s drawn %d wide, want 4 × %d", mr, i, tile.what, at.Dx(), b.Dx())
+				}
+				bad := 0
+				for y := 0; y < b.Dy(); y++ {
+					for x := 0; x < b.Dx(); x++ {
+						want := color.RGBAModel.Convert(tile.img.At(x, y))
+						for _, d := range [][2]int{{0, 0}, {3, 3}} {
+							if got := color.RGBAModel.Convert(sheet.At(at.Min.X+4*x+d[0], at.Min.Y+4*y+d[1])); got != want {
+								bad++
+							}
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("%s pair %d (image %d, %s): %s tile differs at %d pixels", mr, i, s.Image, key, tile.what, bad)
+				}
+			}
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

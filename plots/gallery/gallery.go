@@ -138,10 +138,8 @@ func Sheet(title string, pairs []Pair, opt Options) (*image.RGBA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gallery: font: %w", err)
 	}
-	cols := min(opt.Columns, max(len(pairs), 1))
+	cols, cellW, cellH := grid(len(pairs), opt)
 	rows := (len(pairs) + cols - 1) / cols
-	cellW := 2*opt.Side + gap
-	cellH := labelH + opt.Side + 4 + opt.CaptionLines*lineH
 	w := margin + cols*(cellW+margin)
 	h := titleH + margin + rows*(cellH+margin)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -152,8 +150,8 @@ func Sheet(title string, pairs []Pair, opt Options) (*image.RGBA, error) {
 		if p.Source == nil || p.FollowUp == nil {
 			return nil, fmt.Errorf("gallery: pair %d lacks an image", i+1)
 		}
-		x0 := margin + (i%cols)*(cellW+margin)
-		y0 := titleH + margin + (i/cols)*(cellH+margin)
+		srcR, fupR := Tiles(i, len(pairs), opt)
+		x0, y0 := srcR.Min.X, srcR.Min.Y-labelH
 		sl, fl := p.SourceLabel, p.FollowUpLabel
 		if sl == "" {
 			sl = "source"
@@ -163,9 +161,9 @@ func Sheet(title string, pairs []Pair, opt Options) (*image.RGBA, error) {
 		}
 		text(dst, fs["label"], x0, y0+12, grey, clip(fs["label"], sl, opt.Side))
 		text(dst, fs["label"], x0+opt.Side+gap, y0+12, grey, clip(fs["label"], fl, opt.Side))
-		iy := y0 + labelH
-		place(dst, p.Source, image.Rect(x0, iy, x0+opt.Side, iy+opt.Side), p.SourceBoxes, srcColor, fs["small"])
-		place(dst, p.FollowUp, image.Rect(x0+opt.Side+gap, iy, x0+2*opt.Side+gap, iy+opt.Side), p.FollowUpBoxes, fupColor, fs["small"])
+		iy := srcR.Min.Y
+		place(dst, p.Source, srcR, p.SourceBoxes, srcColor, fs["small"])
+		place(dst, p.FollowUp, fupR, p.FollowUpBoxes, fupColor, fs["small"])
 		for l, line := range p.Caption {
 			if l == opt.CaptionLines {
 				break
@@ -177,6 +175,34 @@ func Sheet(title string, pairs []Pair, opt Options) (*image.RGBA, error) {
 		}
 	}
 	return dst, nil
+}
+
+// grid returns a sheet's columns and the size of one pair's cell.
+func grid(n int, opt Options) (cols, cellW, cellH int) {
+	cols = min(opt.Columns, max(n, 1))
+	return cols, 2*opt.Side + gap, labelH + opt.Side + 4 + opt.CaptionLines*lineH
+}
+
+// Tiles returns the squares into which Sheet fits the source and the
+// follow-up of pair i of a sheet of n pairs laid out by opt (FitRect gives
+// where in them an image lands).
+func Tiles(i, n int, opt Options) (source, followUp image.Rectangle) {
+	opt = opt.withDefaults()
+	cols, cellW, cellH := grid(n, opt)
+	x0 := margin + (i%cols)*(cellW+margin)
+	y0 := titleH + margin + (i/cols)*(cellH+margin) + labelH
+	source = image.Rect(x0, y0, x0+opt.Side, y0+opt.Side)
+	return source, source.Add(image.Pt(opt.Side+gap, 0))
+}
+
+// FitRect returns where an image of w×h pixels is drawn in the square r:
+// scaled by Fit and centred.
+func FitRect(r image.Rectangle, w, h int) image.Rectangle {
+	s, _ := Fit(w, h, r.Dx())
+	tw, th := int(math.Round(float64(w)*s)), int(math.Round(float64(h)*s))
+	tw, th = max(1, min(tw, r.Dx())), max(1, min(th, r.Dy()))
+	ox, oy := r.Min.X+(r.Dx()-tw)/2, r.Min.Y+(r.Dy()-th)/2
+	return image.Rect(ox, oy, ox+tw, oy+th)
 }
 
 // EncodePNG encodes a sheet as PNG (the same image gives the same bytes).
@@ -204,10 +230,8 @@ func Fit(w, h, side int) (scale float64, nearest bool) {
 func place(dst *image.RGBA, img image.Image, r image.Rectangle, boxes []Box, c color.RGBA, face font.Face) {
 	b := img.Bounds()
 	s, nearest := Fit(b.Dx(), b.Dy(), r.Dx())
-	w, h := int(math.Round(float64(b.Dx())*s)), int(math.Round(float64(b.Dy())*s))
-	w, h = max(1, min(w, r.Dx())), max(1, min(h, r.Dy()))
-	ox, oy := r.Min.X+(r.Dx()-w)/2, r.Min.Y+(r.Dy()-h)/2
-	target := image.Rect(ox, oy, ox+w, oy+h)
+	target := FitRect(r, b.Dx(), b.Dy())
+	ox, oy := target.Min.X, target.Min.Y
 	if nearest {
 		xdraw.NearestNeighbor.Scale(dst, target, img, b, xdraw.Src, nil)
 	} else {
