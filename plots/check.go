@@ -326,8 +326,9 @@ func plural(n int) string {
 	return "s"
 }
 
-// JUnit XML, the de-facto schema CI systems read (Jenkins' junit-10.xsd,
-// plots/testdata/junit-10.xsd): testsuites holds testsuite elements, each
+// JUnit XML, the de-facto schema CI systems read (as in Jenkins'
+// junit-10.xsd, which GitLab and GitHub test-report actions accept too):
+// testsuites holds testsuite elements, each
 // with name, tests, failures, errors, skipped and time, holding properties
 // and testcase elements; a testcase has a name, a classname and a time,
 // and a failure (message, type, text), a skipped element or system-out.
