@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/amt-dev/amt/experiments/record"
 )
@@ -118,6 +121,102 @@ func TestCheckHelp(t *testing.T) {
 	for _, want := range []string{"Exit status: 0 the check passed, 1 a condition failed, 2 an error", "-budget", "-baseline", "-fail-mr"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("amt check -h lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// examples/ci/amt-check.sh keeps the agent state and the last passing
+// results between runs: the first check starts afresh without a baseline,
+// the second continues the state and compares with the first, a failing
+// third keeps the second as the baseline. The workflow beside it parses
+// and runs it with the Actions cache around it.
+func TestCIExample(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := checkConfig(t, "")
+	cache := filepath.Join(t.TempDir(), "ci")
+	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "ci", "amt-check.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command("sh", append([]string{script, cfg, cache}, args...)...)
+		cmd.Env = append(os.Environ(), "AMT="+exe, runMainEnv+"=1", "GITHUB_STEP_SUMMARY="+filepath.Join(cache, "..", "step-summary.md"))
+		out, err := cmd.CombinedOutput()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	read := func(dir string) record.Check {
+		t.Helper()
+		c, err := record.ReadCheck(filepath.Join(cache, dir, record.CheckFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if code, out := run(); code != 0 {
+		t.Fatalf("first run: exit status %d\n%s", code, out)
+	}
+	if c := read("previous"); c.State.Loaded || c.Baseline != nil {
+		t.Errorf("first run: state %+v, baseline %+v", c.State, c.Baseline)
+	}
+	if code, out := run(); code != 0 {
+		t.Fatalf("second run: exit status %d\n%s", code, out)
+	}
+	second := read("previous")
+	if !second.State.Loaded || second.Baseline == nil || second.Baseline.Dir != filepath.Join(cache, "previous") {
+		t.Errorf("second run: state %+v, baseline %+v", second.State, second.Baseline)
+	}
+	code, out := run("-fail-rate", "0")
+	if code != 1 || !strings.Contains(out, "FAILED") {
+		t.Fatalf("failing run: exit status %d\n%s", code, out)
+	}
+	if c := read("current"); c.Verdict != record.VerdictFail {
+		t.Errorf("current: %+v", c)
+	}
+	if c := read("previous"); c.Verdict != record.VerdictPass || c.Iterations != second.Iterations || !c.State.Loaded || c.Baseline == nil {
+		t.Errorf("a failing run replaced the baseline: %+v", c)
+	}
+	if b, err := os.ReadFile(filepath.Join(cache, "..", "step-summary.md")); err != nil || strings.Count(string(b), "# ") < 3 {
+		t.Errorf("job summary: %v\n%s", err, b)
+	}
+
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string
+				Run  string
+				With map[string]string
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "ci", "github-actions.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var uses, runs []string
+	for _, j := range wf.Jobs {
+		for _, s := range j.Steps {
+			uses, runs = append(uses, s.Uses), append(runs, s.Run)
+			if strings.HasPrefix(s.Uses, "actions/cache/") && s.With["path"] != ".amt-ci" {
+				t.Errorf("%s caches %q", s.Uses, s.With["path"])
+			}
+		}
+	}
+	all := strings.Join(uses, " ") + strings.Join(runs, " ")
+	for _, want := range []string{"actions/cache/restore@", "actions/cache/save@", "amt-check.sh check.yaml .amt-ci"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("workflow lacks %q", want)
 		}
 	}
 }
