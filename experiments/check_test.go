@@ -506,3 +506,54 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// The check section parses with its defaults and fails like every key:
+// file:line:column, key, problem, suggestion.
+func TestCheckConfig(t *testing.T) {
+	assets := fakeAssets(t)
+	c, err := parseConfig([]byte(baseConfig), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc := c.Check; cc.Agent != "cover" || cc.Seed != 1 || cc.Budget != 0 || cc.Time != 0 || cc.FailRate != nil || cc.FailMR != nil ||
+		cc.Baseline != "" || cc.Margin != 2 || cc.Alpha != 0.05 || c.Gallery != 6 {
+		t.Errorf("defaults: %+v, gallery %d", cc, c.Gallery)
+	}
+	doc := baseConfig + `check:
+  agent: cover-linear
+  seed: 9
+  budget: 8
+  time: 1m30s
+  fail_on:
+    violation_rate: 0.3
+    mr: {flipud: 0.6, rotation: 0.5}
+  baseline: prev
+  regression: {margin: 5, alpha: 0.01}
+`
+	c, err = parseConfig([]byte(doc), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc := c.Check; cc.Agent != "cover-linear" || cc.Seed != 9 || cc.Budget != 8 || cc.Time.Seconds() != 90 || *cc.FailRate != 0.3 ||
+		len(cc.FailMR) != 2 || cc.FailMR["flipud"] != 0.6 || cc.Baseline != "prev" || cc.Margin != 5 || cc.Alpha != 0.01 {
+		t.Errorf("parsed %+v", cc)
+	}
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"typo", "  budget: 8", "  budgte: 8", `exp/test.yaml:25:3: check.budgte: unknown key; did you mean "budget"?`},
+		{"unknown relation", "flipud: 0.6", "flipup: 0.6", `exp/test.yaml:29:10: check.fail_on.mr.flipup: "flipup" is not a relation of the action set (blur, fliplr, flipud, grayscale, invert, rotation, shear); did you mean "flipud"?`},
+		{"rate", "violation_rate: 0.3", "violation_rate: 30", `exp/test.yaml:28:21: check.fail_on.violation_rate: "30" is not a number in [0, 1]`},
+		{"agent", "agent: cover-linear", "agent: cover-liner", `check.agent: "cover-liner" is not the id of an agent of agents`},
+		{"budget", "budget: 8", "budget: 11", `check.budget: 11 is more than passes × data.limit = 10`},
+		{"time", "time: 1m30s", "time: soon", `exp/test.yaml:26:9: check.time: "soon" is not a duration`},
+		{"alpha", "alpha: 0.01", "alpha: 1", `check.regression.alpha: "1" is not a number in (0, 1)`},
+	} {
+		d := strings.Replace(doc, tc.old, tc.new, 1)
+		if d == doc {
+			t.Fatalf("%s: replacement did not apply", tc.name)
+		}
+		_, err := parseConfig([]byte(d), "exp/test.yaml", assets)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v\nwant an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}
