@@ -557,3 +557,48 @@ func TestCheckConfig(t *testing.T) {
 		}
 	}
 }
+
+// A time budget ends the session after the iteration during which it ran
+// out (at least one), and the check says so.
+func TestCheckTimeBudget(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	dir := t.TempDir()
+	doc := fmt.Sprintf(`name: timed
+case_study: classification
+mode: online
+data: {format: cifar10, path: cifar10/test_batch_first1017.bin, limit: 20}
+sut: {model: models/cifar10_resnet20.onnx, input_size: 32}
+features: {kind: phash}
+action_set: basic
+agents: [random]
+seeds: 1
+log_interval: 5
+output: %s
+check: {budget: 20, time: 1ns}
+`, filepath.Join(dir, "out"))
+	cfg, err := parseConfig([]byte(doc), filepath.Join(dir, "timed.yaml"), assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Prepare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Check(context.Background(), io.Discard, nil, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 1 || res.StoppedBy != "time" || res.Budget != 20 || res.TimeBudget != "1ns" {
+		t.Errorf("check %+v", res)
+	}
+	s, err := record.ReadSummary(filepath.Join(cfg.Output, "random", record.SummaryFile))
+	if err != nil || len(s.Runs) != 1 || s.Runs[0].Iterations != 1 {
+		t.Fatalf("summary %+v, %v", s, err)
+	}
+	if _, _, err := plots.WriteCheckReports(cfg.Output); err != nil {
+		t.Fatal(err)
+	}
+	if sum := readFile(t, filepath.Join(cfg.Output, record.CheckSummaryFile)); !strings.Contains(sum, "1 of 20 iterations, time budget 1ns (stopped by the time budget)") {
+		t.Errorf("summary.md:\n%s", sum)
+	}
+}
