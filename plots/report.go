@@ -87,16 +87,17 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 // the results hold nothing for it. A new section is its file and one entry
 // here.
 var sections = []func(*builder) error{
-	(*builder).setup,      // section_setup.go: what ran
-	(*builder).perMR,      // section_per_mr.go: violation rate per MR (RQ1)
-	(*builder).perDegree,  // section_per_degree.go: violation rate per parameter value (RQ1, RQ2)
-	(*builder).table1,     // section_table1.go: effects per class (Table 1)
-	(*builder).runtime,    // section_runtime.go: runtime and accuracy (Table 2, RQ3)
-	(*builder).progress,   // section_progress.go: progress over iterations
-	(*builder).comparison, // section_comparison.go: agents against the oracles
-	(*builder).claims,     // section_claims.go: the numbers of the paper's text
-	(*builder).caveats,    // section_caveats.go: what differs from the paper (sections add to it)
-	(*builder).config,     // section_config.go: the configuration, verbatim
+	(*builder).setup,        // section_setup.go: what ran
+	(*builder).perMR,        // section_per_mr.go: violation rate per MR (RQ1)
+	(*builder).perDegree,    // section_per_degree.go: violation rate per parameter value (RQ1, RQ2)
+	(*builder).table1,       // section_table1.go: effects per class (Table 1)
+	(*builder).runtime,      // section_runtime.go: runtime and accuracy (Table 2, RQ3)
+	(*builder).progress,     // section_progress.go: progress over iterations
+	(*builder).comparison,   // section_comparison.go: agents against the oracles
+	(*builder).significance, // section_significance.go: means with confidence intervals, paired tests
+	(*builder).claims,       // section_claims.go: the numbers of the paper's text
+	(*builder).caveats,      // section_caveats.go: what differs from the paper (sections add to it)
+	(*builder).config,       // section_config.go: the configuration, verbatim
 }
 
 // builder accumulates the report's Markdown, figures and tables. Sections

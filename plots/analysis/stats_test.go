@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -163,5 +164,53 @@ func TestSeedRates(t *testing.T) {
 	}
 	if _, err := SeedRates([]record.Run{{Seed: 1, Iterations: 1}, {Seed: 1, Iterations: 1}}); err == nil {
 		t.Error("two runs of one seed: no error")
+	}
+}
+
+// CompareAgents pairs by seed, tests every agent against each reference
+// present, and adjusts the whole family together.
+func TestCompareAgents(t *testing.T) {
+	runs := func(v ...int) []record.Run {
+		var out []record.Run
+		for i, x := range v {
+			out = append(out, record.Run{Seed: uint64(i + 1), Iterations: 100, Violations: x})
+		}
+		return out
+	}
+	c, err := CompareAgents([]NamedRuns{
+		{"a", runs(50, 52, 55, 49, 51)},
+		{"cover", runs(45, 47, 46, 44, 48)},
+		{"random", runs(30, 33, 31, 29, 32)},
+	}, []string{"random", "cover", "absent"}, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Agents) != 3 || !nearRel(c.Agents[0].CI.Mean, 0.514, 1e-12) {
+		t.Fatalf("agents %+v", c.Agents)
+	}
+	var got []string
+	var ps []float64
+	for _, p := range c.Tests {
+		got = append(got, p.Agent+" vs "+p.Reference)
+		ps = append(ps, p.P)
+		want := PairedTest(c.Agents[map[string]int{"a": 0, "cover": 1, "random": 2}[p.Agent]].Rates, c.Agents[map[string]int{"cover": 1, "random": 2}[p.Reference]].Rates, 0.95)
+		if p.P != want.P || p.Diff != want.Diff {
+			t.Errorf("%s vs %s: %+v; want %+v", p.Agent, p.Reference, p.Paired, want)
+		}
+	}
+	if want := "[a vs random cover vs random a vs cover]"; fmt.Sprint(got) != want {
+		t.Errorf("tests %v; want %s", got, want)
+	}
+	h := Holm(ps)
+	for i, p := range c.Tests {
+		if p.PHolm != h[i] || p.PHolm < p.P {
+			t.Errorf("%s vs %s: Holm p %v; want %v (≥ p %v)", p.Agent, p.Reference, p.PHolm, h[i], p.P)
+		}
+	}
+	if !c.Tests[0].Significant(0.05) {
+		t.Errorf("a vs random (+20 pp on every seed) not significant: %+v", c.Tests[0])
+	}
+	if _, err := CompareAgents([]NamedRuns{{"a", nil}, {"a", nil}}, nil, 0.95); err == nil {
+		t.Error("an agent given twice: no error")
 	}
 }
