@@ -63,9 +63,21 @@ rq2: build
 rq3: build
 	$(foreach e,$(RQ3),$(call experiment,$(e)))
 
-# Agent comparison and ablations, replayed on the same cached sweep.
+# An experiment whose agents amt tune tunes first (on tune.seeds), then runs
+# on the evaluation seeds.
+define tuned
+	$(BIN) sweep -config experiments/$(1).yaml
+	$(BIN) tune -config experiments/$(1).yaml
+	$(BIN) plot -config experiments/$(1).yaml
+
+endef
+
+# Agent comparison and ablations, replayed on the same cached sweep:
+# every agent with its defaults, then the agents with options tuned on
+# seeds 101-130 and evaluated on 1-10.
 compare: build
 	$(call experiment,compare-agents)
+	$(call tuned,compare-tuned)
 ablations: build
 	$(foreach e,features-model features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 

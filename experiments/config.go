@@ -61,6 +61,9 @@ type Config struct {
 	// when it exists and saves it afterwards (the paper's "load existing
 	// or initialise new bandit", for continuous integration).
 	State string
+	// Tune, when it has seeds, is how amt tune chooses agents' options
+	// (see TuneConfig).
+	Tune TuneConfig
 
 	pos map[string]pos
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -210,6 +212,13 @@ func (e *Experiment) writeMeta() error {
 // each agent's (stage "<agent id>": iterations over all seeds).
 func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFunc) error {
 	cfg := e.Config
+	if cfg.Tuning() {
+		return cfg.errAt("tune", "this experiment tunes its agents first: run amt tune -config %s", cfg.File)
+	}
+	// A tune.json left by an earlier amt tune would describe other runs.
+	if err := os.Remove(filepath.Join(cfg.Output, record.TuneFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	sc := cfg.Scenario
 	var env Env
 	switch cfg.Mode {

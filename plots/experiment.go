@@ -20,6 +20,7 @@ import (
 //	results/<experiment>/<agent>/summary.json   final state of every seed's run
 //	results/<experiment>/<agent>/seed-<n>.jsonl progress log of seed n (optional)
 //	results/<experiment>/<agent>/timing.json    measured times (optional)
+//	results/<experiment>/tune.json              how amt tune chose the agents' options (optional)
 //	results/<experiment>/config.yaml            the experiment's config (optional, quoted verbatim)
 type Experiment struct {
 	Name string // folder name
@@ -31,6 +32,9 @@ type Experiment struct {
 	Verdicts []record.Verdict
 	// Agents are the agent folders with a summary.json, sorted by name.
 	Agents []Agent
+	// Tuning is how amt tune chose the agents' options; nil when the
+	// folder has no tune.json.
+	Tuning *record.Tuning
 	// Config is the experiment's YAML config (verbatim), ConfigFile its path;
 	// both empty when none was found or given.
 	Config     []byte
@@ -84,6 +88,16 @@ func Load(dir, configFile string) (*Experiment, error) {
 		if len(e.Verdicts) == 0 {
 			return nil, fmt.Errorf("plots: %s has a header but no rows", vp)
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	tp := filepath.Join(dir, record.TuneFile)
+	if _, err := os.Stat(tp); err == nil {
+		t, err := record.ReadTuning(tp)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		e.Tuning = &t
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}

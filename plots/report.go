@@ -95,6 +95,7 @@ var sections = []func(*builder) error{
 	(*builder).progress,     // section_progress.go: progress over iterations
 	(*builder).comparison,   // section_comparison.go: agents against the oracles
 	(*builder).significance, // section_significance.go: means with confidence intervals, paired tests
+	(*builder).tune,         // section_tune.go: how amt tune chose the agents' options
 	(*builder).claims,       // section_claims.go: the numbers of the paper's text
 	(*builder).caveats,      // section_caveats.go: what differs from the paper (sections add to it)
 	(*builder).config,       // section_config.go: the configuration, verbatim

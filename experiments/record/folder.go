@@ -20,6 +20,7 @@ import (
 //	<agent>/summary.json       final state of every seed's run (Summary)
 //	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
 //	<agent>/timing.json        measured times (Timing)
+//	tune.json                  how amt tune chose the agents' options (Tuning, tune.go)
 //	report.md, figures/, tables/  written by the plots package
 //
 // Writers and readers use these names; nobody else spells them.
