@@ -64,6 +64,10 @@ type Config struct {
 	// Tune, when it has seeds, is how amt tune chooses agents' options
 	// (see TuneConfig).
 	Tune TuneConfig
+	// Regression, when it names a model, makes the experiment a
+	// regression experiment: the SUT changes mid-stream (see
+	// RegressionConfig).
+	Regression RegressionConfig
 
 	pos map[string]pos
 }

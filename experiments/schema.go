@@ -206,6 +206,15 @@ var schema = []key{
 		doc: "the id of the agent to tune"},
 	{path: "tune.grid[].options", required: true, val: gridOptions(),
 		doc: "each tuned option with its candidate values ({alpha: [0.01, 0.1, 1], lambda: [1, 10]}: every combination is a setting, at most 1000); options set in agents stay fixed"},
+
+	{path: "regression", val: section("a mapping"), check: regressionSection,
+		doc: "a regression experiment (the paper's continuous-integration setting): after passes over the images on sut, the SUT changes to regression.sut for regression.passes more (the seed's next passes, same images); every agent runs twice, as <id>-carried (continuing with the state saved at the change) and <id>-fresh (a new agent at the change)"},
+	{path: "regression.sut", required: true, val: changedSUT(),
+		doc: "the SUT after the change: the keys of sut (model, input_size, …), read and checked as there"},
+	{path: "regression.passes", def: "1", val: bind(intIn(1, 1000), func(c *Config) *int { return &c.Regression.Passes }),
+		doc: "passes over the images after the change"},
+	{path: "regression.window", def: "200", val: bind(intIn(1, math.MaxInt32), func(c *Config) *int { return &c.Regression.Window }),
+		doc: "the first iterations after the change whose violation rate the report gives (how fast an agent adapts)"},
 }
 
 // relationNames lists package mr's relations.

@@ -121,7 +121,7 @@ func TestSchemaCoversConfig(t *testing.T) {
 		descend []reflect.Type
 		skip    []string
 	}{
-		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig]()},
+		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig](), reflect.TypeFor[RegressionConfig]()},
 			[]string{"File"}},
 		{&AgentSpec{}, "agents[].", nil, nil},
 		{&TuneGrid{}, "tune.grid[].", nil, nil},

@@ -221,16 +221,11 @@ func (e *Experiment) Tune(ctx context.Context, log io.Writer, progress ProgressF
 	if !cfg.Tuning() {
 		return fmt.Errorf("tune: %s has no tune section (amt config -ref describes it)", cfg.File)
 	}
-	sc := cfg.Scenario
 	t, err := e.Sweep(ctx, progress)
 	if err != nil {
 		return err
 	}
-	rows, err := t.Verdicts(sc.Variants())
-	if err != nil {
-		return err
-	}
-	env, err := NewReplayEnv(rows, t.Features, t.Dim, sc)
+	env, err := t.replayEnv(cfg.Scenario)
 	if err != nil {
 		return err
 	}

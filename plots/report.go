@@ -44,7 +44,11 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 	if err := b.init(); err != nil {
 		return Output{}, err
 	}
-	for _, section := range sections {
+	list := sections
+	if e.Regression != nil {
+		list = regressionSections
+	}
+	for _, section := range list {
 		if err := ctx.Err(); err != nil {
 			return Output{}, fmt.Errorf("plots: %w", err)
 		}
@@ -99,6 +103,15 @@ var sections = []func(*builder) error{
 	(*builder).claims,       // section_claims.go: the numbers of the paper's text
 	(*builder).caveats,      // section_caveats.go: what differs from the paper (sections add to it)
 	(*builder).config,       // section_config.go: the configuration, verbatim
+}
+
+// regressionSections are the sections of a regression experiment's report:
+// its agents' runs span two SUTs, so the per-SUT sections do not apply.
+var regressionSections = []func(*builder) error{
+	(*builder).setup,
+	(*builder).regression, // section_regression.go: the SUT changes mid-stream
+	(*builder).caveats,
+	(*builder).config,
 }
 
 // builder accumulates the report's Markdown, figures and tables. Sections

@@ -214,3 +214,53 @@ func TestCompareAgents(t *testing.T) {
 		t.Error("an agent given twice: no error")
 	}
 }
+
+func TestRegressionStatsAndTests(t *testing.T) {
+	runs := func(before, after, window []int) []record.RegressionRun {
+		var out []record.RegressionRun
+		for i := range before {
+			out = append(out, record.RegressionRun{Seed: uint64(i + 1),
+				Before: record.Counts{Count: 100, Violations: before[i]}, After: record.Counts{Count: 100, Violations: after[i]},
+				AfterWindow: record.Counts{Count: 10, Violations: window[i]}})
+		}
+		return out
+	}
+	r := record.Regression{Switch: 100, Window: 10, Agents: []record.RegressionAgent{
+		{ID: "random-carried", Agent: "random", State: record.Carried, Runs: runs([]int{30, 31, 32}, []int{35, 34, 36}, []int{3, 4, 3})},
+		{ID: "random-fresh", Agent: "random", State: record.Fresh, Runs: runs([]int{30, 31, 32}, []int{35, 34, 36}, []int{3, 4, 3})},
+		{ID: "ts-carried", Agent: "ts", State: record.Carried, Runs: runs([]int{50, 52, 51}, []int{60, 58, 61}, []int{7, 8, 6})},
+		{ID: "ts-fresh", Agent: "ts", State: record.Fresh, Runs: runs([]int{50, 52, 51}, []int{52, 50, 55}, []int{3, 4, 4})},
+	}}
+	st, err := RegressionStats(r, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st) != 4 || !nearRel(st[2].AfterCI.Mean, (0.60+0.58+0.61)/3, 1e-12) || !nearRel(st[2].WindowCI.Mean, 0.7, 1e-12) || !nearRel(st[3].BeforeCI.Mean, 0.51, 1e-12) {
+		t.Fatalf("stats %+v", st)
+	}
+	tests := RegressionTests(st, "random", 0.95)
+	var got []string
+	for _, x := range tests {
+		got = append(got, x.Metric+":"+x.Agent+"/"+x.Reference)
+	}
+	if want := "[window:ts-carried/ts-fresh after:ts-carried/ts-fresh after:ts-carried/random-carried]"; fmt.Sprint(got) != want {
+		t.Errorf("tests %v; want %s", got, want)
+	}
+	if d := tests[0].Diff.Mean; !nearRel(d, 0.7-(0.3+0.4+0.4)/3, 1e-12) {
+		t.Errorf("window difference %v", d)
+	}
+	h := Holm([]float64{tests[0].P, tests[1].P, tests[2].P})
+	for i := range tests {
+		if tests[i].PHolm != h[i] {
+			t.Errorf("Holm %v; want %v", tests[i].PHolm, h[i])
+		}
+	}
+}
+
+func TestWindowRates(t *testing.T) {
+	p := Progress{Iterations: []int{10, 20, 25}, Violations: []Spread{{Mean: 2}, {Mean: 7}, {Mean: 7}}}
+	ends, rates := WindowRates(p)
+	if fmt.Sprint(ends) != "[10 20 25]" || fmt.Sprint(rates) != "[0.2 0.5 0]" {
+		t.Errorf("WindowRates: %v %v", ends, rates)
+	}
+}
