@@ -68,6 +68,13 @@ type Config struct {
 	Gallery int
 	// Check configures amt check (Experiment.Check).
 	Check CheckConfig
+	// Tune, when it has seeds, is how amt tune chooses agents' options
+	// (see TuneConfig).
+	Tune TuneConfig
+	// Regression, when it names a model, makes the experiment a
+	// regression experiment: the SUT changes mid-stream (see
+	// RegressionConfig).
+	Regression RegressionConfig
 
 	pos map[string]pos
 }
