@@ -22,6 +22,7 @@ import (
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/plots"
+	"github.com/amt-dev/amt/plots/analysis"
 	"github.com/amt-dev/amt/plots/gallery"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -206,7 +207,7 @@ func TestCheckRegressionGolden(t *testing.T) {
 		p, _ := gate.IncreaseTest(strata)
 		tested, ps, rises = append(tested, mr), append(ps, p), append(rises, 100*rd)
 	}
-	adj := gate.Holm(ps)
+	adj := analysis.Holm(ps)
 	var want, notWant []string
 	for i, mr := range tested {
 		if rises[i] > margin && adj[i] <= alpha {

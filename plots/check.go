@@ -295,14 +295,7 @@ func conditionP(c record.Condition) string {
 	if c.Kind != record.ConditionRegression || c.Status == record.StatusSkipped {
 		return "–"
 	}
-	return fmtP(c.PAdjusted)
-}
-
-func fmtP(p float64) string {
-	if p < 1e-4 {
-		return "< 0.0001"
-	}
-	return strconv.FormatFloat(p, 'g', 2, 64)
+	return pValue(c.PAdjusted)
 }
 
 func countsPct(c record.Counts) string {

@@ -14,7 +14,7 @@
 //     (RiskDifference) and the support a one-sided exact conditional test
 //     stratified by parameter value (IncreaseTest: Fisher's exact test for
 //     a relation without a parameter), with Holm's adjustment over the
-//     relations compared (Holm), so that the gate's chance of failing a
+//     relations compared (analysis.Holm), so that the gate's chance of failing a
 //     model whose rates did not rise is at most α.
 //
 // The rates are over the follow-ups the agent chose, not over all images:
@@ -37,6 +37,7 @@ import (
 	"sort"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/plots/analysis"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -212,7 +213,7 @@ func Decide(conds Conditions, mrs []string, overall record.Counts, current, base
 		tests[i] = test{c: c, tested: true, exact: exact}
 		ps = append(ps, c.P)
 	}
-	adj := Holm(ps)
+	adj := analysis.Holm(ps)
 	k := 0
 	for i, t := range tests {
 		c := t.c
@@ -289,8 +290,8 @@ func pct(c record.Counts) string {
 	return fmt.Sprintf("%.1f%%", 100*c.Rate())
 }
 
-// FormatP formats a p-value with two significant digits ("< 0.0001" below).
-func FormatP(p float64) string {
+// formatP formats a p-value with two significant digits ("< 0.0001" below).
+func formatP(p float64) string {
 	if p < 1e-4 {
 		return "< 0.0001"
 	}
@@ -302,5 +303,5 @@ func pIs(p float64) string {
 	if p < 1e-4 {
 		return "p < 0.0001"
 	}
-	return "p = " + FormatP(p)
+	return "p = " + formatP(p)
 }

@@ -135,6 +135,14 @@ func TestDecideRegression(t *testing.T) {
 	if !d.Pass {
 		t.Errorf("margin 25 pp: %+v", d.Conditions)
 	}
+	// The decision uses the adjusted p-value: blur 20 % → 28 % (+8 pp, above
+	// the margin) has a one-sided p of 0.039 < α, but after Holm over the
+	// two MRs compared it is 0.079 > α, and passes.
+	cur["blur"] = map[string]record.Counts{"blur": {Count: 200, Violations: 56}}
+	d, _ = Decide(Conditions{Regression: g}, mrs, record.Counts{}, cur, base)
+	if blur := d.Conditions[0]; !d.Pass || !(blur.P < 0.05 && blur.PAdjusted > 0.05) || math.Abs(blur.Value-8) > 1e-9 {
+		t.Errorf("a rise significant only before Holm's adjustment: pass %v, %+v", d.Pass, blur)
+	}
 	if _, err := Decide(Conditions{Regression: &Regression{MarginPP: 5, Alpha: 0}}, mrs, record.Counts{}, cur, base); err == nil {
 		t.Error("alpha 0: no error")
 	}

@@ -1,9 +1,6 @@
 package gate
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // Stratum is one 2×2 table of a comparison: in the current run X1 of N1
 // follow-ups violated, in the baseline X0 of N0. The strata of an MR are
@@ -155,25 +152,4 @@ func RiskDifference(strata []Stratum) (rd float64, ok bool) {
 		return 0, false
 	}
 	return num / den, true
-}
-
-// Holm returns Holm's step-down adjustment of the p-values ps (Holm 1979):
-// the i-th smallest becomes max over j ≤ i of min(1, (m − j + 1) p_(j)). A
-// hypothesis whose adjusted p-value is at most α is rejected with a
-// family-wise error rate of at most α, whatever the dependence between the
-// tests.
-func Holm(ps []float64) []float64 {
-	m := len(ps)
-	idx := make([]int, m)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
-	out := make([]float64, m)
-	run := 0.0
-	for rank, i := range idx {
-		run = max(run, min(1, float64(m-rank)*ps[i]))
-		out[i] = run
-	}
-	return out
 }

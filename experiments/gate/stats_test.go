@@ -106,20 +106,3 @@ func TestRiskDifference(t *testing.T) {
 		t.Error("no stratum in both runs: ok")
 	}
 }
-
-func TestHolm(t *testing.T) {
-	// R: p.adjust(c(0.01, 0.04, 0.03, 0.02, 0.05), "holm")
-	got := Holm([]float64{0.01, 0.04, 0.03, 0.02, 0.05})
-	want := []float64{0.05, 0.09, 0.09, 0.08, 0.09}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-12 {
-			t.Fatalf("Holm = %v, want %v", got, want)
-		}
-	}
-	if got := Holm([]float64{0.5, 0.9}); got[0] != 1 || got[1] != 1 {
-		t.Errorf("capped at 1: %v", got)
-	}
-	if len(Holm(nil)) != 0 {
-		t.Error("Holm(nil)")
-	}
-}
