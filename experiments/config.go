@@ -71,6 +71,8 @@ type DataConfig struct {
 	Path   string // resolved
 	Images string // COCO image folder (resolved), optional
 	Limit  int    // first Limit cases only (0 = all)
+	// MaxPixels is the image budget (data.Spec.MaxPixels); 0 for CIFAR-10.
+	MaxPixels int
 }
 
 // SUTConfig is the system under test.

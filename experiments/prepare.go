@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,7 @@ type Experiment struct {
 	sweepVariants []scenario.Variant
 	relations     map[string]relation
 	newExt        func() (extractor, error)
+	budget        *imageBudget // the sweep's pixels in flight
 	verdictKey    any
 	featureKey    any
 	// sha256 of the SUT model, the data and the feature model ("" without one)
@@ -47,7 +49,10 @@ type Experiment struct {
 // when ctx is cancelled while it hashes.
 func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 	e := &Experiment{Config: cfg}
-	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images})
+	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images, MaxPixels: int64(cfg.Data.MaxPixels)})
+	if tl := (*data.TooLargeError)(nil); errors.As(err, &tl) {
+		return nil, cfg.errAt("data.max_pixels", "%w (raise data.max_pixels, or -max-pixels, to allow them; see the README on memory)", err)
+	}
 	if err != nil {
 		return nil, cfg.errAt("data.path", "%w", err)
 	}
@@ -57,6 +62,13 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 			return nil, cfg.errAt("data.limit", "%d is more than the %d images of %s", cfg.Data.Limit, n, cfg.Data.Path)
 		}
 		n = cfg.Data.Limit
+	}
+	if sz, ok := src.(data.Sizer); ok {
+		budget := int64(cfg.Data.MaxPixels)
+		if budget <= 0 {
+			budget = data.DefaultMaxPixels
+		}
+		e.budget = newImageBudget(budget, sz.Size)
 	}
 	e.full = data.Images{Source: src}
 	e.src = limited{source: e.full, n: n}
@@ -147,7 +159,7 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 	return sweepConfig{
 		study: e.study, source: e.full, limit: e.src.Len(), variants: e.sweepVariants, relations: e.relations,
 		newExtractor: e.newExt, cacheDir: e.Config.Cache, verdictKey: e.verdictKey, featureKey: e.featureKey,
-		workers: e.Config.Workers, progress: progress,
+		workers: e.Config.Workers, budget: e.budget, progress: progress,
 	}
 }
 

@@ -15,6 +15,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "sweep", "-config FILE [-csv OUT.csv] [-features OUT.f32]")
 	config := fs.String("config", "", "experiment configuration (YAML)")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
 	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
 	featOut := fs.String("features", "", "export every image's context features as raw float32 [images, dim] here")
 	workers := fs.Int("workers", -1, "concurrent workers (default: the config's workers, else all cores)")
@@ -28,6 +29,9 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	cfg, err := experiments.LoadConfig(*config, *assets)
 	if err != nil {
 		return err
+	}
+	if err := setMaxPixels(cfg, *maxPixels); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	if *workers >= 0 {
 		cfg.Workers = *workers
