@@ -40,13 +40,20 @@ bench-ort:
 bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# A short run of each fuzz target (make fuzz FUZZTIME=10m for a long one).
+# Crashers land in the package's testdata/fuzz/ and then run with every
+# go test as regression cases.
+FUZZTIME ?= 30s
+FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -fuzz
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzCIFAR10 -fuzztime 30s -fuzzminimizetime 5s ./data
-	$(GO) test -run '^$$' -fuzz FuzzCOCOJSON -fuzztime 30s -fuzzminimizetime 5s ./data
-	$(GO) test -run '^$$' -fuzz FuzzTransform -fuzztime 30s ./cmd/amt
-	$(GO) test -run '^$$' -fuzz FuzzWarp -fuzztime 30s ./mr
-	$(GO) test -run '^$$' -fuzz FuzzPolicy -fuzztime 30s ./bandit
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s ./nn
+	$(FUZZ) FuzzCIFAR10 ./data
+	$(FUZZ) FuzzCOCOJSON ./data
+	$(FUZZ) FuzzConfig ./experiments
+	$(FUZZ) FuzzFeatures ./experiments
+	$(FUZZ) FuzzVerdictCSV ./experiments/record
+	$(FUZZ) FuzzTransform ./cmd/amt
+	$(FUZZ) FuzzWarp ./mr
+	$(FUZZ) FuzzPolicy ./bandit
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment

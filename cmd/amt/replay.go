@@ -89,6 +89,11 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if !math.IsNaN(rows[0].MapOriginal) {
 		denseImages(rows)
 	}
+	// The table alone first: a table cut short in the middle of an image
+	// is reported as such, not as a mismatch with the features.
+	if _, err := experiments.NewReplayEnv(rows, nil, 0, sc); err != nil {
+		return fmt.Errorf("%s: %w", *verdicts, err)
+	}
 	images := 0
 	for _, r := range rows {
 		images = max(images, r.Image+1)
