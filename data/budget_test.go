@@ -33,7 +33,7 @@ func TestFolderPixelBudget(t *testing.T) {
 	}
 	// A larger budget admits the 10000×10000 header, not the bomb.
 	_, err = Open(Spec{Path: dir, MaxPixels: 100_000_000})
-	if err == nil || !strings.Contains(err.Error(), "1 of the 3 images are larger than the limit of 100000000 pixels: bomb.png (60000×60000)") {
+	if err == nil || !strings.Contains(err.Error(), "1 of the 3 images is larger than the limit of 100000000 pixels: bomb.png (60000×60000)") {
 		t.Errorf("MaxPixels 1e8: error %v", err)
 	}
 	// A smaller one refuses even the 4×3 image, and Info gives the
@@ -109,7 +109,7 @@ func TestCOCOPixelBudget(t *testing.T) {
 	p := cocoFixture(t, doc, smallCOCOImages())
 	_, err := OpenCOCO(p, "")
 	var tl *TooLargeError
-	if err == nil || !strings.Contains(err.Error(), "1 of the 3 images are larger than the limit of 33554432 pixels: images[1] b.jpg (60000×60000)") || !errors.As(err, &tl) {
+	if err == nil || !strings.Contains(err.Error(), "1 of the 3 images is larger than the limit of 33554432 pixels: images[1] b.jpg (60000×60000)") || !errors.As(err, &tl) {
 		t.Fatalf("error %v", err)
 	}
 	// Within a budget that admits the JSON's size, the decoded image must

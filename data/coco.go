@@ -108,8 +108,8 @@ func openCOCO(jsonPath, imageDir string, dec Decoder) (*COCO, error) {
 			more = fmt.Sprintf(" and %d more", n-maxListed)
 			big = big[:maxListed]
 		}
-		return nil, &explained{msg: fmt.Sprintf("coco: %s: %d of the %d images are larger than the limit of %d pixels: %s%s",
-			jsonPath, n, len(c.images), tooLarge.Max, strings.Join(big, ", "), more), err: tooLarge}
+		return nil, &explained{msg: fmt.Sprintf("coco: %s: %d of the %d images %s larger than the limit of %d pixels: %s%s",
+			jsonPath, n, len(c.images), isAre(n), tooLarge.Max, strings.Join(big, ", "), more), err: tooLarge}
 	}
 	if imageDir == "" {
 		if imageDir, err = findImageDir(jsonPath, c.images); err != nil {

@@ -98,8 +98,8 @@ func (f *Folder) checkHeaders() error {
 			more = fmt.Sprintf(" and %d more", len(big)-maxListed)
 			big = big[:maxListed]
 		}
-		return &explained{msg: fmt.Sprintf("folder: %s: %d of the %d images are larger than the limit of %d pixels: %s%s",
-			f.dir, n, len(f.names), tooLarge.Max, strings.Join(big, ", "), more), err: tooLarge}
+		return &explained{msg: fmt.Sprintf("folder: %s: %d of the %d images %s larger than the limit of %d pixels: %s%s",
+			f.dir, n, len(f.names), isAre(n), tooLarge.Max, strings.Join(big, ", "), more), err: tooLarge}
 	}
 	if f.w < 0 {
 		f.w, f.h = 0, 0
@@ -133,4 +133,12 @@ func (f *Folder) Size(i int) (w, h int) { return f.sizes[i].X, f.sizes[i].Y }
 // their headers all give the same one, 0 otherwise.
 func (f *Folder) Info() Info {
 	return Info{Format: "folder", Path: f.dir, Len: f.Len(), Width: f.w, Height: f.h}
+}
+
+// isAre is the verb of n things.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

@@ -169,7 +169,7 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := "sweep " + e.Config.Name
+		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "images", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	t, err := sweep(ctx, e.sweepSetup(pf))
@@ -254,14 +254,16 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		}
 	}
 	for _, a := range cfg.Agents {
-		fmt.Fprintf(log, "%s: agent %s (%s), %d seeds, %s mode\n", cfg.Name, a.ID, a.Name, len(cfg.Seeds), cfg.Mode)
+		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, count(len(cfg.Seeds), "seed"), cfg.Mode)
 		var trace func(uint64, Step)
 		if progress != nil {
 			iters := cfg.Iterations
 			if iters == 0 {
 				iters = cfg.Passes * env.Len()
 			}
-			total, done, stage := iters*len(cfg.Seeds), 0, a.ID+" ("+cfg.Mode+")"
+			total, done := iters*len(cfg.Seeds), 0
+			stage := Stage{Name: "agent " + a.ID, Unit: "iterations"}
+			progress(stage, 0, total)
 			trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}
 		stateDir := ""
@@ -289,7 +291,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			it += r.Iterations
 			viol += r.Violations
 		}
-		fmt.Fprintf(log, "%s: agent %s: %d violations in %d iterations (%.2f%%)\n", cfg.Name, a.ID, viol, it, 100*float64(viol)/float64(max(it, 1)))
+		fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", cfg.Name, a.ID, count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		it += r.Iterations
 		viol += r.Violations
 	}
-	fmt.Fprintf(env.stdout, "%s on %s: %d runs, %d violations in %d iterations (%.2f%%); results in %s\n",
-		*agent, sc.Name, len(sum.Runs), viol, it, 100*float64(viol)/float64(max(it, 1)), *out)
+	fmt.Fprintf(env.stdout, "%s on %s: %s, %s in %s (%.2f%%); results in %s\n",
+		*agent, sc.Name, count(len(sum.Runs), "run"), count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
 	return nil
 }

@@ -108,7 +108,7 @@ func TestReplayLargestSeed(t *testing.T) {
 	table, feats, _, _ := replayFixture(t, 5)
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "18446744073709551615", "-out", out)
-	if err != nil || !strings.Contains(stdout, "random on hierarchical: 1 runs") {
+	if err != nil || !strings.Contains(stdout, "random on hierarchical: 1 run, ") {
 		t.Fatalf("stdout %q, err %v", stdout, err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "seed-18446744073709551615.jsonl")); err != nil {

@@ -31,7 +31,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := experiments.NewProgress(env.stderr, "sweep "+cfg.Name)
+	p := experiments.NewProgress(env.stderr)
 	err = exp.Run(ctx, env.stderr, p.Report)
 	p.Done()
 	if err != nil {

@@ -40,7 +40,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := experiments.NewProgress(env.stderr, "sweep "+cfg.Name)
+	p := experiments.NewProgress(env.stderr)
 	start := time.Now()
 	t, err := exp.Sweep(ctx, p.Report)
 	p.Done()
@@ -67,8 +67,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 			viol++
 		}
 	}
-	fmt.Fprintf(env.stdout, "%s: %d images × %d follow-ups, %d violations (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
-		cfg.Name, t.Images, len(cfg.Scenario.Variants()), viol, 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
+	fmt.Fprintf(env.stdout, "%s: %s × %s, %s (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
+		cfg.Name, count(t.Images, "image"), count(len(cfg.Scenario.Variants()), "follow-up"), count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
 		time.Since(start).Round(time.Second))
 	return nil
 }
