@@ -63,6 +63,9 @@ type Config struct {
 	State string
 
 	pos map[string]pos
+	// doc is the document parsed: what the results folder keeps as the
+	// snapshot config.yaml, and what their identity hashes.
+	doc []byte
 }
 
 // DataConfig is the data set of an experiment.
@@ -231,5 +234,6 @@ func parseConfig(doc []byte, name, assetsDir string) (*Config, error) {
 	if err := p.mapping(root.Content[0], "", "", p.cfg); err != nil {
 		return nil, err
 	}
+	p.cfg.doc = append([]byte(nil), doc...)
 	return p.cfg, nil
 }

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
@@ -40,6 +42,8 @@ type Experiment struct {
 	featureKey    any
 	// sha256 of the SUT model, the data and the feature model ("" without one)
 	modelHash, dataHash, featHash string
+	// id is the identity of the experiment's results (record.Identity).
+	id record.Identity
 }
 
 // Prepare opens the data set, loads the model and the feature extractor,
@@ -133,6 +137,17 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 		Data, Format, Kind string
 		Model              string
 	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash}
+	// The results' identity: the configuration's bytes and the names of
+	// the sweep's two cache tables (which cover every input file's content).
+	vdir, err := cacheDir("", "verdicts", e.verdictKey)
+	if err != nil {
+		return nil, err
+	}
+	fdir, err := cacheDir("", "features", e.featureKey)
+	if err != nil {
+		return nil, err
+	}
+	e.id = record.Identity{ConfigSHA256: record.SHA256(cfg.doc), SweepKey: vdir + " " + fdir}
 	return e, nil
 }
 
@@ -176,10 +191,15 @@ func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, 
 	if err != nil {
 		return nil, err
 	}
-	if err := e.writeMeta(); err != nil {
+	csv := filepath.Join(e.Config.Output, record.VerdictsFile)
+	if err := t.WriteCSV(csv, e.Config.Scenario.Variants()); err != nil {
 		return nil, err
 	}
-	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsFile), e.Config.Scenario.Variants()); err != nil {
+	sum, err := record.FileSHA256(csv)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.writeRunFiles(sum); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -189,6 +209,7 @@ func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, 
 func (e *Experiment) meta() record.Meta {
 	cfg := e.Config
 	m := record.Meta{
+		Identity:   e.id,
 		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
 		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
 		Features: record.FeaturesMeta{Kind: cfg.Features.Kind},
@@ -209,9 +230,79 @@ func (e *Experiment) meta() record.Meta {
 	return m
 }
 
-// writeMeta writes the experiment's run.json into its results folder.
-func (e *Experiment) writeMeta() error {
-	return record.WriteMeta(filepath.Join(e.Config.Output, record.MetaFile), e.meta())
+// writeRunFiles writes the configuration's snapshot config.yaml and
+// run.json into the results folder; verdictsSHA256 is the sha256 of the
+// folder's sweep.csv, "" for none.
+func (e *Experiment) writeRunFiles(verdictsSHA256 string) error {
+	out := e.Config.Output
+	if err := record.WriteFileAtomic(filepath.Join(out, record.ConfigFile), e.Config.doc); err != nil {
+		return err
+	}
+	m := e.meta()
+	m.VerdictsSHA256 = verdictsSHA256
+	return record.WriteMeta(filepath.Join(out, record.MetaFile), m)
+}
+
+// keepVerdicts returns the sha256 of the results folder's sweep.csv when it
+// belongs to this experiment (an earlier amt sweep of the same
+// configuration wrote it, as run.json says), so that an online run keeps
+// it; otherwise it removes a stale sweep.csv and returns "".
+func (e *Experiment) keepVerdicts() (string, error) {
+	out := e.Config.Output
+	csv := filepath.Join(out, record.VerdictsFile)
+	if _, err := os.Stat(csv); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if m, err := record.ReadMeta(filepath.Join(out, record.MetaFile)); err == nil && m.Identity == e.id && m.VerdictsSHA256 != "" {
+		if sum, err := record.FileSHA256(csv); err == nil && sum == m.VerdictsSHA256 {
+			return sum, nil
+		}
+	}
+	if err := os.Remove(csv); err != nil {
+		return "", fmt.Errorf("removing the stale %s: %w", csv, err)
+	}
+	return "", nil
+}
+
+// removeStaleAgents deletes the agent folders of the results folder that
+// no agent of the configuration writes (an agent removed or renamed since
+// an earlier run into the same folder), so that they are not read as
+// results of this run. Only folders holding nothing but result files
+// (summary.json, timing.json, seed-<n>.jsonl) are removed, each with a
+// line to log; any other folder is left, and amt plot names it.
+func (e *Experiment) removeStaleAgents(log io.Writer) error {
+	out := e.Config.Output
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("results folder: %w", err)
+	}
+	agents := map[string]bool{record.FiguresDir: true, record.TablesDir: true}
+	for _, a := range e.Config.Agents {
+		agents[a.ID] = true
+	}
+	for _, en := range entries {
+		if !en.IsDir() || agents[en.Name()] || strings.HasPrefix(en.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(out, en.Name())
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("results folder: %w", err)
+		}
+		results := len(files) > 0
+		for _, f := range files {
+			_, log := record.ParseLogFile(f.Name())
+			results = results && f.Type().IsRegular() && (log || f.Name() == record.SummaryFile || f.Name() == record.TimingFile)
+		}
+		if !results {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("removing the stale agent folder %s: %w", dir, err)
+		}
+		fmt.Fprintf(log, "%s: removed %s, an earlier run's: no agent of the configuration writes it\n", e.Config.Name, dir)
+	}
+	return nil
 }
 
 // Run runs every agent of the experiment over every seed (online or
@@ -242,16 +333,18 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		if env, err = e.study.newEnv(e.src.Len(), e.newExt, e.relations, sc); err != nil {
 			return err
 		}
+		sum, err := e.keepVerdicts()
+		if err != nil {
+			return err
+		}
+		if err := e.writeRunFiles(sum); err != nil {
+			return err
+		}
 	default:
 		return cfg.errAt("mode", "unknown mode %q", cfg.Mode)
 	}
-	if err := e.writeMeta(); err != nil {
+	if err := e.removeStaleAgents(log); err != nil {
 		return err
-	}
-	if b, err := os.ReadFile(cfg.File); err == nil {
-		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, record.ConfigFile), b); err != nil {
-			return err
-		}
 	}
 	for _, a := range cfg.Agents {
 		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, count(len(cfg.Seeds), "seed"), cfg.Mode)
@@ -281,7 +374,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return ag, err
 		}, filepath.Join(cfg.Output, a.ID), SeedsOptions{
 			Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
-			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace,
+			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, Identity: e.id,
 		})
 		if err != nil {
 			return err
