@@ -40,20 +40,23 @@ bench-ort:
 bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# A short run of each fuzz target (make fuzz FUZZTIME=10m for a long one).
-# Crashers land in the package's testdata/fuzz/ and then run with every
-# go test as regression cases.
+# A short run of each fuzz target (make fuzz FUZZTIME=10m for a long one),
+# one after the other. Crashers land in the package's testdata/fuzz/ and
+# then run with every go test as regression cases.
 FUZZTIME ?= 30s
-FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -fuzz
+fuzz1 = $(GO) test -run '^$$' -fuzz '^$(1)$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $(2)
 fuzz:
-	$(FUZZ) FuzzCIFAR10 ./data
-	$(FUZZ) FuzzCOCOJSON ./data
-	$(FUZZ) FuzzConfig ./experiments
-	$(FUZZ) FuzzFeatures ./experiments
-	$(FUZZ) FuzzVerdictCSV ./experiments/record
-	$(FUZZ) FuzzTransform ./cmd/amt
-	$(FUZZ) FuzzWarp ./mr
-	$(FUZZ) FuzzPolicy ./bandit
+	$(call fuzz1,FuzzLoad,./nn)
+	$(call fuzz1,FuzzCIFAR10,./data)
+	$(call fuzz1,FuzzCOCOJSON,./data)
+	$(call fuzz1,FuzzConfig,./experiments)
+	$(call fuzz1,FuzzFeatures,./experiments)
+	$(call fuzz1,FuzzVerdictCSV,./experiments/record)
+	$(call fuzz1,FuzzTransform,./cmd/amt)
+	$(call fuzz1,FuzzWarp,./mr)
+	$(call fuzz1,FuzzParse,./mr)
+	$(call fuzz1,FuzzParseGrid,./scenario)
+	$(call fuzz1,FuzzPolicy,./bandit)
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment
