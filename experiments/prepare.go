@@ -291,8 +291,7 @@ func (e *Experiment) removeStaleAgents(log io.Writer) error {
 		}
 		results := len(files) > 0
 		for _, f := range files {
-			_, log := record.ParseLogFile(f.Name())
-			results = results && f.Type().IsRegular() && (log || f.Name() == record.SummaryFile || f.Name() == record.TimingFile)
+			results = results && f.Type().IsRegular() && record.IsAgentFile(f.Name())
 		}
 		if !results {
 			continue

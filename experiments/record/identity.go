@@ -84,13 +84,20 @@ type AgentFolder struct {
 	done     bool
 }
 
-// CreateAgentFolder starts writing the agent folder dir for the run id. It
-// removes the leftovers of runs killed while committing (hidden ".<name>.
-// tmp-*" and ".<name>.old-*" folders beside dir).
+// CreateAgentFolder starts writing the agent folder dir for the run id. An
+// existing dir must be an agent folder (nothing but summary.json,
+// timing.json and progress logs), since Commit replaces it whole: any
+// other file in it is an error naming the file, so a mistyped output
+// folder is never deleted. It removes the leftovers of runs killed while
+// committing (hidden ".<name>.tmp-*" and ".<name>.old-*" folders beside
+// dir).
 func CreateAgentFolder(dir string, id Identity) (*AgentFolder, error) {
 	parent, name := filepath.Split(filepath.Clean(dir))
 	if parent == "" {
 		parent = "."
+	}
+	if err := checkAgentFolder(dir); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("record: %w", err)
@@ -110,6 +117,32 @@ func CreateAgentFolder(dir string, id Identity) (*AgentFolder, error) {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	return &AgentFolder{dir: filepath.Clean(dir), tmp: tmp, id: id, logs: map[string]string{}}, nil
+}
+
+// IsAgentFile reports whether name is the name of a file of an agent's
+// result folder: summary.json, timing.json or a progress log.
+func IsAgentFile(name string) bool {
+	_, log := ParseLogFile(name)
+	return log || name == SummaryFile || name == TimingFile
+}
+
+// checkAgentFolder returns an error when dir exists and is not a folder
+// holding only an agent's result files.
+func checkAgentFolder(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("record: agent folder: %w", err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !IsAgentFile(e.Name()) {
+			return fmt.Errorf("record: %s holds %s, which is not an agent's result file (%s, %s, %s): the run replaces the folder whole, so give a new or empty folder, or one an earlier run wrote",
+				dir, e.Name(), SummaryFile, TimingFile, LogGlob)
+		}
+	}
+	return nil
 }
 
 // WriteLog writes seed's progress log (LogFile(seed)) and records its sha256

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,29 @@ func TestAgentFolder(t *testing.T) {
 	write(id1, 3)
 	if got := listDir(t, root); !reflect.DeepEqual(got, []string{"cover"}) {
 		t.Errorf("leftovers not removed: %v", got)
+	}
+}
+
+// TestAgentFolderRefusesOtherFolders: a folder holding anything but an
+// agent's result files is not replaced (a mistyped -out must not delete
+// it); the error names the file.
+func TestAgentFolderRefusesOtherFolders(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "seed-1.jsonl"), []byte("{}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	_, err := CreateAgentFolder(dir, Identity{ConfigSHA256: "a", SweepKey: "k"})
+	if err == nil || !strings.Contains(err.Error(), dir+" holds notes.txt, which is not an agent's result file") {
+		t.Fatalf("error %v", err)
+	}
+	if got := listDir(t, dir); !reflect.DeepEqual(got, []string{"notes.txt", "seed-1.jsonl"}) {
+		t.Errorf("files %v", got)
+	}
+	if got := listDir(t, filepath.Dir(dir)); len(got) != 1 {
+		t.Errorf("beside the folder: %v", got)
+	}
+	os.Remove(filepath.Join(dir, "notes.txt"))
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	if _, err := CreateAgentFolder(dir, Identity{}); err == nil || !strings.Contains(err.Error(), "holds sub,") {
+		t.Errorf("sub-folder: %v", err)
 	}
 }
