@@ -307,3 +307,33 @@ func TestClassJudgeBoundsBatches(t *testing.T) {
 		}
 	}
 }
+
+// A damaged line in the middle of a cache file is an error that names the
+// file and line and says what to delete; after deleting the file the sweep
+// computes its images again and ends with the same table.
+func TestSweepDamagedCache(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	src := newFakeSource(5)
+	cache := t.TempDir()
+	full, err := sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vdir, _ := cacheDir(cache, "verdicts", "v")
+	table := filepath.Join(vdir, "table.jsonl")
+	b, err := os.ReadFile(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(table, append([]byte("{oops\n"), b...), 0o644)
+	_, err = sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background())
+	if err == nil || !strings.Contains(err.Error(), "sweep: cache file "+table+":1 is damaged: ") ||
+		!strings.Contains(err.Error(), "; delete the file (the sweep computes its images again) or the table's folder "+vdir) {
+		t.Fatalf("damaged cache: %v", err)
+	}
+	os.Remove(table)
+	again, err := sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background())
+	if err != nil || !tablesEqual(t, again, full) {
+		t.Fatalf("after deleting the damaged file: %v", err)
+	}
+}

@@ -85,6 +85,9 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 		return errUsage
 	}
 	name := args[0]
+	if name == "help" && len(args) > 1 { // amt help run: amt run -h
+		return dispatch(ctx, env, []string{args[1], "-h"})
+	}
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		usage(env.stdout)
 		return nil
