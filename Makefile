@@ -40,13 +40,23 @@ bench-ort:
 bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# A short run of each fuzz target (make fuzz FUZZTIME=10m for a long one),
+# one after the other. Crashers land in the package's testdata/fuzz/ and
+# then run with every go test as regression cases.
+FUZZTIME ?= 30s
+fuzz1 = $(GO) test -run '^$$' -fuzz '^$(1)$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $(2)
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzCIFAR10 -fuzztime 30s -fuzzminimizetime 5s ./data
-	$(GO) test -run '^$$' -fuzz FuzzCOCOJSON -fuzztime 30s -fuzzminimizetime 5s ./data
-	$(GO) test -run '^$$' -fuzz FuzzTransform -fuzztime 30s ./cmd/amt
-	$(GO) test -run '^$$' -fuzz FuzzWarp -fuzztime 30s ./mr
-	$(GO) test -run '^$$' -fuzz FuzzPolicy -fuzztime 30s ./bandit
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s ./nn
+	$(call fuzz1,FuzzLoad,./nn)
+	$(call fuzz1,FuzzCIFAR10,./data)
+	$(call fuzz1,FuzzCOCOJSON,./data)
+	$(call fuzz1,FuzzConfig,./experiments)
+	$(call fuzz1,FuzzFeatures,./experiments)
+	$(call fuzz1,FuzzVerdictCSV,./experiments/record)
+	$(call fuzz1,FuzzTransform,./cmd/amt)
+	$(call fuzz1,FuzzWarp,./mr)
+	$(call fuzz1,FuzzParse,./mr)
+	$(call fuzz1,FuzzParseGrid,./scenario)
+	$(call fuzz1,FuzzPolicy,./bandit)
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment

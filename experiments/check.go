@@ -60,6 +60,12 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 			spec = a
 		}
 	}
+	switch {
+	case cfg.Tuning():
+		return res, cfg.errAt("tune", "amt check runs its agent as configured: tune it with amt tune, then check with the chosen options")
+	case cfg.Regressing():
+		return res, cfg.errAt("regression", "amt check tests one SUT: check each model with its own configuration, the earlier one's results as -baseline")
+	}
 	if spec.ID == "" {
 		return res, cfg.errAt("check.agent", "%q is not the id of an agent of agents (%s)%s", cc.Agent, strings.Join(ids, ", "), didYouMean(cc.Agent, ids))
 	}
@@ -129,10 +135,8 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 	if err := record.WriteMeta(filepath.Join(cfg.Output, record.MetaFile), m); err != nil {
 		return res, err
 	}
-	if b, err := os.ReadFile(cfg.File); err == nil {
-		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, record.ConfigFile), b); err != nil {
-			return res, err
-		}
+	if err := record.WriteFileAtomic(filepath.Join(cfg.Output, record.ConfigFile), cfg.doc); err != nil {
+		return res, err
 	}
 
 	var deadline time.Time
@@ -140,7 +144,10 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		deadline = time.Now().Add(cc.Time)
 	}
 	vlog := &violationLog{sc: sc}
-	done, stage := 0, "check "+spec.ID+" ("+mode+")"
+	done, stage := 0, Stage{Name: "check " + cfg.Name + ": agent " + spec.ID + " (" + mode + ")", Unit: "iterations"}
+	if progress != nil {
+		progress(stage, 0, budget)
+	}
 	trace := func(seed uint64, s Step) {
 		vlog.add(seed, s)
 		if opt.Trace != nil {
@@ -157,7 +164,7 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		return ag, err
 	}, filepath.Join(cfg.Output, spec.ID), SeedsOptions{
 		Agent: spec.ID, Mode: mode, Seeds: []uint64{cc.Seed}, Passes: cfg.Passes, Iter: budget,
-		Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, Deadline: deadline,
+		Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, Deadline: deadline, Identity: e.id,
 	})
 	if err != nil {
 		return res, err
@@ -266,8 +273,8 @@ func (l *violationLog) add(seed uint64, s Step) {
 	})
 }
 
-// writeGallery writes an agent's violations (with their image ids) to
-// <agent>/violations.jsonl and draws its gallery.
+// writeGallery writes a check agent's violations (with their image ids)
+// to <agent>/violations.jsonl and draws its gallery.
 func (e *Experiment) writeGallery(ctx context.Context, agent string, vs []record.Violation, what string) error {
 	if err := e.fillIDs(vs); err != nil {
 		return err

@@ -77,6 +77,9 @@ type Config struct {
 	Regression RegressionConfig
 
 	pos map[string]pos
+	// doc is the document parsed: what the results folder keeps as the
+	// snapshot config.yaml, and what their identity hashes.
+	doc []byte
 }
 
 // DataConfig is the data set of an experiment.
@@ -85,6 +88,8 @@ type DataConfig struct {
 	Path   string // resolved
 	Images string // COCO image folder (resolved), optional
 	Limit  int    // first Limit cases only (0 = all)
+	// MaxPixels is the image budget (data.Spec.MaxPixels); 0 for CIFAR-10.
+	MaxPixels int
 }
 
 // SUTConfig is the system under test.
@@ -278,5 +283,6 @@ func parseConfig(doc []byte, name, assetsDir string) (*Config, error) {
 	if err := p.mapping(root.Content[0], "", "", p.cfg); err != nil {
 		return nil, err
 	}
+	p.cfg.doc = append([]byte(nil), doc...)
 	return p.cfg, nil
 }

@@ -83,9 +83,10 @@
 // logs. A cancelled run leaves the logs of completed seeds and no summary;
 // every file is written atomically.
 //
-// Run also keeps the first violations of each MR of its first agent's
-// first seed in <agent id>/violations.jsonl and draws them (the gallery
-// key) as contact sheets in gallery/<agent id>/<mr>.png (gallery.go).
+// Run also draws the first violations of each MR of its first agent's
+// first seed (the gallery key) as contact sheets in
+// gallery/<agent id>/<mr>.png (gallery.go); its agent folders hold only
+// the files above.
 //
 // # Checks
 //

@@ -263,20 +263,40 @@ func TestRunSeedsDeterministic(t *testing.T) {
 	}
 }
 
-// A cancelled run keeps the logs of completed seeds and writes no summary.
+// A cancelled run writes nothing into the agent's folder: a folder of an
+// earlier run stays as it was (its files still belong together) and no
+// temporary folder is left beside it; the error says what happened.
 func TestRunSeedsCancel(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
+	root := t.TempDir()
+	dir := filepath.Join(root, "fake")
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
 	env, _ := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
-	_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
+	run := func(ctx context.Context, seeds []uint64, onSeed func(uint64)) error {
+		_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
+			onSeed(seed)
+			return newFakeAgent(sc), nil
+		}, dir, SeedsOptions{Agent: "fake", Seeds: seeds})
+		return err
+	}
+	if err := run(context.Background(), []uint64{1, 2}, func(uint64) {}); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, n := range []string{"seed-1.jsonl", "seed-2.jsonl", "summary.json", "timing.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[n] = b
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	err := run(ctx, []uint64{1, 2, 3}, func(seed uint64) {
 		if seed == 2 {
 			cancel()
 		}
-		return newFakeAgent(sc), nil
-	}, dir, SeedsOptions{Agent: "fake", Seeds: []uint64{1, 2, 3}})
-	if !errors.Is(err, context.Canceled) {
+	})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "agent fake interrupted in seed 2, after 1 of 3 seeds") {
 		t.Fatalf("err = %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -284,8 +304,16 @@ func TestRunSeedsCancel(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !slices.Equal(names, []string{"seed-1.jsonl"}) {
+	if !slices.Equal(names, []string{"seed-1.jsonl", "seed-2.jsonl", "summary.json", "timing.json"}) {
 		t.Fatalf("files after cancel: %v", names)
+	}
+	for n, b := range before {
+		if now, _ := os.ReadFile(filepath.Join(dir, n)); !bytes.Equal(now, b) {
+			t.Errorf("%s changed by the cancelled run", n)
+		}
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 1 {
+		t.Errorf("left beside the folder: %v", entries)
 	}
 }
 

@@ -5,12 +5,14 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -109,6 +111,9 @@ var schema = []key{
 	{path: "data.images", only: func(c *Config) bool { return c.Data.Format == "coco" }, onlyDoc: "data.format is coco",
 		defDoc: "the JSON file's folder", val: bind(filePath(func(*Config) bool { return true }), func(c *Config) *string { return &c.Data.Images }),
 		doc: "the COCO image folder"},
+	{path: "data.max_pixels", only: func(c *Config) bool { return c.Data.Format != "cifar10" }, onlyDoc: "data.format is coco or folder",
+		def: strconv.Itoa(data.DefaultMaxPixels), val: bind(intIn(1, 1<<36), func(c *Config) *int { return &c.Data.MaxPixels }),
+		doc: "the image budget: an image of more pixels (width × height, read from its header before any pixel is decoded) is refused when the data set is opened; the default admits 8K frames and bounds a sweep worker's memory (see the README)"},
 	{path: "data.limit", def: "0", val: bind(intIn(0, math.MaxInt32), func(c *Config) *int { return &c.Data.Limit }),
 		doc: "use the first N images only (0 = all); a limited sweep reads and extends the cache of the whole data set"},
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -64,6 +65,12 @@ func LoadCheck(dir string) (*CheckFolder, error) {
 		}
 	}
 	return f, nil
+}
+
+// fileExists reports whether p is a regular file.
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // WriteCheckReports writes a check folder's CI reports: summary.md (the

@@ -188,7 +188,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := experiments.NewProgress(env.stderr, "check "+cfg.Name)
+	p := experiments.NewProgress(env.stderr)
 	start := time.Now()
 	res, err := exp.Check(ctx, env.stderr, p.Report, experiments.CheckOptions{Replay: *replay})
 	p.Done()

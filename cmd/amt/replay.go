@@ -89,6 +89,11 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if !math.IsNaN(rows[0].MapOriginal) {
 		denseImages(rows)
 	}
+	// The table alone first: a table cut short in the middle of an image
+	// is reported as such, not as a mismatch with the features.
+	if _, err := experiments.NewReplayEnv(rows, nil, 0, sc); err != nil {
+		return fmt.Errorf("%s: %w", *verdicts, err)
+	}
 	images := 0
 	for _, r := range rows {
 		images = max(images, r.Image+1)
@@ -108,10 +113,16 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if _, err := experiments.NewAgent(spec, sc, d, seeds[0]); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
+	id, err := replayIdentity(*verdicts, *feats, fmt.Sprintf("scenario %s\nseeds %v\npasses %d\niterations %d\nlog-interval %d\ntiming %v\ndim %d\n",
+		sc.Name, seeds, *passes, *iters, *interval, *timing, d))
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
 	sum, err := experiments.RunSeeds(ctx, renv, sc, func(seed uint64) (experiments.Agent, error) {
 		return experiments.NewAgent(spec, sc, d, seed)
 	}, *out, experiments.SeedsOptions{
 		Agent: *agent, Mode: "replay", Seeds: seeds, Passes: *passes, Iter: *iters, Interval: *interval, Timing: *timing,
+		Identity: id,
 	})
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
@@ -121,7 +132,27 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		it += r.Iterations
 		viol += r.Violations
 	}
-	fmt.Fprintf(env.stdout, "%s on %s: %d runs, %d violations in %d iterations (%.2f%%); results in %s\n",
-		*agent, sc.Name, len(sum.Runs), viol, it, 100*float64(viol)/float64(max(it, 1)), *out)
+	fmt.Fprintf(env.stdout, "%s on %s: %s, %s in %s (%.2f%%); results in %s\n",
+		*agent, sc.Name, count(len(sum.Runs), "run"), count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
 	return nil
+}
+
+// replayIdentity is the identity of amt replay's results (record.Identity):
+// it has no configuration, so its config_sha256 hashes what stands in for
+// one, the input files' sha256 and the settings every agent of a
+// comparison shares (scenario, seeds, passes…; not the agent and its
+// options, so that replays of several agents on one table into sibling
+// folders plot together, as the agents of one amt run do); its sweep key
+// names the two files by their sha256.
+func replayIdentity(verdicts, features, settings string) (record.Identity, error) {
+	vs, err := record.FileSHA256(verdicts)
+	if err != nil {
+		return record.Identity{}, err
+	}
+	fs, err := record.FileSHA256(features)
+	if err != nil {
+		return record.Identity{}, err
+	}
+	doc := "amt replay\nverdicts " + vs + "\nfeatures " + fs + "\n" + settings
+	return record.Identity{ConfigSHA256: record.SHA256([]byte(doc)), SweepKey: "file-" + vs[:20] + " file-" + fs[:20]}, nil
 }

@@ -15,7 +15,7 @@ import (
 // The files of an experiment's result folder, results/<experiment>/:
 //
 //	run.json                   what ran (Meta), written by the runner
-//	config.yaml                a copy of the experiment's configuration
+//	config.yaml                the configuration it ran with (a snapshot)
 //	sweep.csv                  the exhaustive verdict table of the scenario's variants
 //	<agent>/summary.json       final state of every seed's run (Summary)
 //	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
@@ -27,7 +27,11 @@ import (
 //	check.json, summary.md, junit.xml, <agent>/violations.jsonl, gallery/
 //	                           amt check's decision and the violations (check.go)
 //
-// Writers and readers use these names; nobody else spells them.
+// Writers and readers use these names; nobody else spells them. Every file
+// belongs to one run, named by its Identity: run.json, summary.json and
+// timing.json carry it, run.json records the sha256 of config.yaml (as the
+// identity's config_sha256) and of sweep.csv, and summary.json the sha256
+// of each progress log. An agent folder is written whole (AgentFolder).
 const (
 	MetaFile     = "run.json"
 	ConfigFile   = "config.yaml"
@@ -65,6 +69,7 @@ type RunTiming struct {
 // Timing is the content of timing.json: measured times per seed and their
 // means. It is the one result file that is not reproducible.
 type Timing struct {
+	Identity
 	Agent          string      `json:"agent"`
 	MeanDecisionUS float64     `json:"mean_decision_us"`
 	MeanIterMS     float64     `json:"mean_iteration_ms"`
@@ -97,8 +102,14 @@ func ReadTiming(path string) (Timing, error) {
 // runner before any result, so that readers (the plots) need not parse the
 // configuration to learn it.
 type Meta struct {
-	Experiment  string `json:"experiment"`
-	Description string `json:"description,omitempty"`
+	// Identity is the run's; every other result file of the folder must
+	// carry the same (see Identity).
+	Identity
+	// VerdictsSHA256 is the sha256 of the folder's sweep.csv, "" when the
+	// run wrote none.
+	VerdictsSHA256 string `json:"verdicts_sha256,omitempty"`
+	Experiment     string `json:"experiment"`
+	Description    string `json:"description,omitempty"`
 	// CaseStudy is "classification" or "detection".
 	CaseStudy string `json:"case_study"`
 	// Mode is "online" or "replay".
