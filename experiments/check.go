@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -80,12 +79,7 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		return res, cfg.errAt("check.budget", "%d iterations is more than passes × images = %d × %d", budget, cfg.Passes, e.src.Len())
 	}
 	conds := cc.Conditions()
-	var mrs []string
-	for _, a := range sc.Arms {
-		if !slices.Contains(mrs, a.Action) {
-			mrs = append(mrs, a.Action)
-		}
-	}
+	mrs := sc.Actions()
 	// Deciding on no counts checks the conditions (relations, limits)
 	// before the session rather than after it.
 	if _, err := gate.Decide(conds, mrs, record.Counts{}, nil, nil); err != nil {

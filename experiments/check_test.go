@@ -557,6 +557,21 @@ func TestCheckConfig(t *testing.T) {
 			t.Errorf("%s: got %v\nwant an error containing %q", tc.name, err, tc.want)
 		}
 	}
+	// amt check runs one SUT with its agent as configured: a tuning or a
+	// regression experiment is refused at its section, before anything runs.
+	for _, tc := range []struct{ section, want string }{
+		{"tune: {seeds: 101-102, grid: [{agent: cover, options: {hidden: [0, 2]}}]}\n", `tune: amt check runs its agent as configured`},
+		{"regression: {sut: {model: models/m.onnx, input_size: 224}}\n", `regression: amt check tests one SUT`},
+	} {
+		c, err := parseConfig([]byte(doc+tc.section), "exp/test.yaml", assets)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.section, err)
+		}
+		_, err = (&Experiment{Config: c}).Check(context.Background(), io.Discard, nil, CheckOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v\nwant an error containing %q", tc.section, err, tc.want)
+		}
+	}
 }
 
 // A time budget ends the session after the iteration during which it ran

@@ -623,12 +623,7 @@ func mrRates() reader[map[string]float64] {
 			if n.Kind != yaml.MappingNode {
 				return nil, p.errf(n, key, "want a mapping of relation: rate, got %s", kindName(n))
 			}
-			var mrs []string
-			for _, a := range p.cfg.Scenario.Arms {
-				if !slices.Contains(mrs, a.Action) {
-					mrs = append(mrs, a.Action)
-				}
-			}
+			mrs := p.cfg.Scenario.Actions()
 			out := map[string]float64{}
 			for j := 0; j+1 < len(n.Content); j += 2 {
 				k, v := n.Content[j], n.Content[j+1]

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
@@ -52,12 +51,7 @@ func (e *Experiment) drawGallery(ctx context.Context, agent string, vs []record.
 		for _, v := range vs {
 			byMR[v.MR] = append(byMR[v.MR], v)
 		}
-		var mrs []string
-		for _, a := range e.Config.Scenario.Arms {
-			if !slices.Contains(mrs, a.Action) {
-				mrs = append(mrs, a.Action)
-			}
-		}
+		mrs := e.Config.Scenario.Actions()
 		for _, mr := range mrs {
 			all := byMR[mr]
 			if len(all) == 0 {

@@ -158,12 +158,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 		cc.FailRate = failRate.v
 	}
 	if len(failMR) > 0 {
-		var mrs []string
-		for _, a := range cfg.Scenario.Arms {
-			if !slices.Contains(mrs, a.Action) {
-				mrs = append(mrs, a.Action)
-			}
-		}
+		mrs := cfg.Scenario.Actions()
 		for k := range failMR {
 			if !slices.Contains(mrs, k) {
 				return fmt.Errorf("check: -fail-mr: %q is not a relation of the action set %s (%s)", k, cfg.Scenario.Name, strings.Join(mrs, ", "))
