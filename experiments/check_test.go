@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,108 +131,141 @@ cache: %s
 // MRs the gate fails are exactly those whose violation rate, counted in
 // the tables over the follow-ups each session chose, rose by more than the
 // margin with Holm-adjusted support (computed here from the tables and
-// the sessions' traces, not from the result files the gate reads).
+// the sessions' traces, not from the result files the gate reads). With
+// sessions long enough to cover the tables evenly (the random agent, 300
+// passes), those are also the MRs whose rates differ in the whole tables
+// (all 100 images × 59 follow-ups; blur +17 pp and rotation +4.8 pp):
+// 3000 follow-ups per session see only blur's rise.
 func TestCheckRegressionGolden(t *testing.T) {
 	sq := goldenVerdicts(t, "squeezenet_first100.csv")
 	rn := goldenVerdicts(t, "resnet20_first100.csv")
-	dir := t.TempDir()
-	const passes, margin, alpha = 30, 2.0, 0.05
+	const margin, alpha = 2.0, 0.05
 	type pair struct {
 		image   int
 		variant string
 	}
-	run := func(e *Experiment) ([]pair, record.Check) {
-		var pairs []pair
-		res, err := e.Check(context.Background(), io.Discard, nil, CheckOptions{Replay: true, Trace: func(s Step) {
-			v, err := e.Config.Scenario.Variant(s.Choice.Arm, s.Choice.Param)
+	var mrs []string
+	// flagged returns the MRs whose strata show a rise above the margin
+	// with Holm-adjusted support, and those that do not.
+	flagged := func(strata map[string][]gate.Stratum) (want, notWant []string, rises, adj []float64) {
+		var tested []string
+		var ps []float64
+		for _, mr := range mrs {
+			rd, ok := gate.RiskDifference(strata[mr])
+			if !ok {
+				continue
+			}
+			p, _ := gate.IncreaseTest(strata[mr])
+			tested, ps, rises = append(tested, mr), append(ps, p), append(rises, 100*rd)
+		}
+		adj = analysis.Holm(ps)
+		for i, mr := range tested {
+			if rises[i] > margin && adj[i] <= alpha {
+				want = append(want, mr)
+			} else {
+				notWant = append(notWant, mr)
+			}
+		}
+		return want, notWant, rises, adj
+	}
+	// The whole tables, one stratum per follow-up.
+	whole := map[string][]gate.Stratum{}
+	for _, key := range slices.Sorted(maps.Keys(rn[0])) {
+		mr, _, ok := scenario.ParseKey(key)
+		if !ok {
+			mr = key
+		}
+		var s gate.Stratum
+		for img := range 100 {
+			s.X1 += rn[img][key][2]
+			s.X0 += sq[img][key][2]
+		}
+		s.N1, s.N0 = 100, 100
+		whole[mr] = append(whole[mr], s)
+	}
+	for _, passes := range []int{30, 300} {
+		dir := t.TempDir()
+		run := func(e *Experiment) ([]pair, record.Check) {
+			var pairs []pair
+			res, err := e.Check(context.Background(), io.Discard, nil, CheckOptions{Replay: true, Trace: func(s Step) {
+				v, err := e.Config.Scenario.Variant(s.Choice.Arm, s.Choice.Param)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pairs = append(pairs, pair{s.Image, v.Key()})
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			pairs = append(pairs, pair{s.Image, v.Key()})
-		}})
-		if err != nil {
-			t.Fatal(err)
+			return pairs, res
 		}
-		return pairs, res
-	}
-	base := goldenCheck(t, dir, "cifar10_squeezenet1_1.onnx", 224, passes, sq, "")
-	basePairs, _ := run(base)
-	cur := goldenCheck(t, dir, "cifar10_resnet20.onnx", 32, passes, rn,
-		fmt.Sprintf("check: {baseline: %s, regression: {margin: %g, alpha: %g}}\n", base.Config.Output, margin, alpha))
-	curPairs, res := run(cur)
-	if len(curPairs) != passes*100 || len(basePairs) != passes*100 {
-		t.Fatalf("%d and %d iterations, want %d", len(curPairs), len(basePairs), passes*100)
-	}
+		base := goldenCheck(t, dir, "cifar10_squeezenet1_1.onnx", 224, passes, sq, "")
+		basePairs, _ := run(base)
+		cur := goldenCheck(t, dir, "cifar10_resnet20.onnx", 32, passes, rn,
+			fmt.Sprintf("check: {baseline: %s, regression: {margin: %g, alpha: %g}}\n", base.Config.Output, margin, alpha))
+		curPairs, res := run(cur)
+		if len(curPairs) != passes*100 || len(basePairs) != passes*100 {
+			t.Fatalf("%d and %d iterations, want %d", len(curPairs), len(basePairs), passes*100)
+		}
+		mrs = cur.Config.Scenario.Actions()
 
-	// The expected decision, from the tables.
-	cells := func(pairs []pair, table map[int]map[string][3]int) map[string]map[string]gate.Stratum {
-		out := map[string]map[string]gate.Stratum{}
-		for _, p := range pairs {
-			mr, _, ok := scenario.ParseKey(p.variant)
-			if !ok {
-				mr = p.variant
+		// The expected decision, from the tables.
+		cells := func(pairs []pair, table map[int]map[string][3]int) map[string]map[string]gate.Stratum {
+			out := map[string]map[string]gate.Stratum{}
+			for _, p := range pairs {
+				mr, _, ok := scenario.ParseKey(p.variant)
+				if !ok {
+					mr = p.variant
+				}
+				if out[mr] == nil {
+					out[mr] = map[string]gate.Stratum{}
+				}
+				s := out[mr][p.variant]
+				s.N1++
+				s.X1 += table[p.image][p.variant][2]
+				out[mr][p.variant] = s
 			}
-			if out[mr] == nil {
-				out[mr] = map[string]gate.Stratum{}
+			return out
+		}
+		c1, c0 := cells(curPairs, rn), cells(basePairs, sq)
+		strata := map[string][]gate.Stratum{}
+		for _, mr := range mrs {
+			keys := map[string]bool{}
+			for k := range c1[mr] {
+				keys[k] = true
 			}
-			s := out[mr][p.variant]
-			s.N1++
-			s.X1 += table[p.image][p.variant][2]
-			out[mr][p.variant] = s
+			for k := range c0[mr] {
+				keys[k] = true
+			}
+			for k := range keys {
+				strata[mr] = append(strata[mr], gate.Stratum{X1: c1[mr][k].X1, N1: c1[mr][k].N1, X0: c0[mr][k].X1, N0: c0[mr][k].N1})
+			}
 		}
-		return out
-	}
-	c1, c0 := cells(curPairs, rn), cells(basePairs, sq)
-	var mrs []string
-	for _, a := range cur.Config.Scenario.Arms {
-		mrs = append(mrs, a.Action)
-	}
-	var tested []string
-	var ps, rises []float64
-	for _, mr := range mrs {
-		var strata []gate.Stratum
-		keys := map[string]bool{}
-		for k := range c1[mr] {
-			keys[k] = true
+		want, notWant, rises, adj := flagged(strata)
+		if len(want) == 0 || len(notWant) == 0 {
+			t.Fatalf("%d passes: the tables flag %v and pass %v: the test would not tell a gate that flags all or none", passes, want, notWant)
 		}
-		for k := range c0[mr] {
-			keys[k] = true
+		var got []string
+		for _, c := range res.Conditions {
+			if c.Kind == record.ConditionRegression && c.Status == record.StatusFail {
+				got = append(got, c.MR)
+			}
 		}
-		for k := range keys {
-			strata = append(strata, gate.Stratum{X1: c1[mr][k].X1, N1: c1[mr][k].N1, X0: c0[mr][k].X1, N0: c0[mr][k].N1})
+		if !slices.Equal(got, want) {
+			t.Errorf("%d passes: the gate fails %v; the tables say %v (rises %v pp, Holm p %v)", passes, got, want, rises, adj)
 		}
-		rd, ok := gate.RiskDifference(strata)
-		if !ok {
-			continue
+		if res.Verdict != record.VerdictFail || res.Baseline == nil || res.Baseline.Iterations != passes*100 {
+			t.Errorf("%d passes: check %+v", passes, res)
 		}
-		p, _ := gate.IncreaseTest(strata)
-		tested, ps, rises = append(tested, mr), append(ps, p), append(rises, 100*rd)
-	}
-	adj := analysis.Holm(ps)
-	var want, notWant []string
-	for i, mr := range tested {
-		if rises[i] > margin && adj[i] <= alpha {
-			want = append(want, mr)
-		} else {
-			notWant = append(notWant, mr)
+		t.Logf("%d passes: flagged %v, passed %v (rises %.1f pp, Holm-adjusted p %.3g)", passes, want, notWant, rises, adj)
+		if passes == 300 {
+			wantWhole, _, wr, wa := flagged(whole)
+			if !slices.Equal(got, wantWhole) {
+				t.Errorf("%d passes: the gate fails %v; the whole tables differ in %v (rises %.1f pp, Holm p %.3g)", passes, got, wantWhole, wr, wa)
+			}
+			t.Logf("whole tables: flagged %v (rises %.1f pp, Holm-adjusted p %.3g)", wantWhole, wr, wa)
 		}
 	}
-	if len(want) == 0 || len(notWant) == 0 {
-		t.Fatalf("the tables flag %v and pass %v: the test would not tell a gate that flags all or none", want, notWant)
-	}
-	var got []string
-	for _, c := range res.Conditions {
-		if c.Kind == record.ConditionRegression && c.Status == record.StatusFail {
-			got = append(got, c.MR)
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("the gate fails %v; the tables say %v (rises %v pp, Holm p %v)", got, want, rises, adj)
-	}
-	if res.Verdict != record.VerdictFail || res.Baseline == nil || res.Baseline.Iterations != passes*100 {
-		t.Errorf("check %+v", res)
-	}
-	t.Logf("flagged %v, passed %v (rises %.1f pp, Holm-adjusted p %.3g)", want, notWant, rises, adj)
 }
 
 // junitXML is what the test reads of junit.xml, declared here from the
