@@ -8,7 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
@@ -103,7 +106,7 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 	if e.modelHash, err = fileHash(ctx, cfg.SUT.Model); err != nil {
 		return nil, err
 	}
-	if e.dataHash, err = pathHash(ctx, cfg.Data.Path); err != nil {
+	if e.dataHash, err = dataHash(ctx, cfg.Data.Path, src); err != nil {
 		return nil, err
 	}
 	if cfg.Features.Model != "" {
@@ -307,6 +310,59 @@ func fileHash(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// An imageLister is a data set whose images are files that its main file
+// only lists (a COCO instances JSON and its image folder).
+type imageLister interface {
+	ImageFiles() (names, paths []string)
+}
+
+// dataHash returns the hex sha256 that the cache keys and run.json record
+// for a data set: pathHash of its path (a CIFAR-10 file; an image folder's
+// files), and for a data set that lists its image files (COCO) the hash of
+// the JSON's hash followed by every listed image, in the JSON's order, as
+// its name and the sha256 of its content — so that a changed image
+// invalidates the cached verdicts and features, not only a changed JSON.
+// The images are hashed in parallel (GOMAXPROCS readers).
+func dataHash(ctx context.Context, path string, src data.Source) (string, error) {
+	h, err := pathHash(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	l, ok := src.(imageLister)
+	if !ok {
+		return h, nil
+	}
+	names, paths := l.ImageFiles()
+	sums := make([]string, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				sums[i], errs[i] = fileHash(ctx, paths[i])
+				if errs[i] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
+	}
+	all := sha256.New()
+	fmt.Fprintf(all, "%s\n", h)
+	for i, name := range names {
+		fmt.Fprintf(all, "%s %s\n", name, sums[i])
+	}
+	return hex.EncodeToString(all.Sum(nil)), nil
 }
 
 // pathHash hashes a file, or a folder's files (names and contents, sorted

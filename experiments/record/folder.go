@@ -113,7 +113,8 @@ type Meta struct {
 }
 
 // File is an input file and the sha256 of its content (of a folder: of
-// its files' names and hashes).
+// its files' names and hashes; of a COCO data set: of the JSON's hash and
+// the names and hashes of the images it lists, in its order).
 type File struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
