@@ -67,7 +67,7 @@ rq3: build
 compare: build
 	$(call experiment,compare-agents)
 ablations: build
-	$(foreach e,features-model features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
+	$(foreach e,features-model features-independent features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 
 # All 10,000 CIFAR-10 test images (slow: hours on 2 cores).
 paper-scale: build

@@ -123,7 +123,11 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 		Version            int
 		Data, Format, Kind string
 		Model              string
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash}
+		// Output is the feature model's tensor (features.output); empty
+		// for the graph output, which leaves the keys of caches made
+		// before the setting existed unchanged.
+		Output string `json:",omitempty"`
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash, cfg.Features.Output}
 	return e, nil
 }
 
@@ -193,6 +197,7 @@ func (e *Experiment) meta() record.Meta {
 	}
 	if cfg.Features.Model != "" {
 		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
+		m.Features.Output = cfg.Features.Output
 	}
 	for _, a := range cfg.Agents {
 		m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})

@@ -52,11 +52,8 @@ func (b *builder) caveats() error {
 		}
 		cs = append(cs, data+" are not one of the paper's data sets, so the paper's numbers have no counterpart here: its Table 1 and Table 2 values and the statements of its text are left out.")
 	}
-	switch {
-	case m != nil && m.Features.Kind == "phash":
-		cs = append(cs, "Context features are a 256-bit perceptual hash (pHash), the alternative the paper tried and found not expressive enough; the paper's results used 512 ResNet-18 features.")
-	case m == nil || (m.Features.Model != nil && m.Features.Model.SHA256 == features512SHA256):
-		cs = append(cs, "Context features (amt's default) come from a 512-d SqueezeNet-1.1 trunk (global-average-pooled, fine-tuned on CIFAR-10), standing in for the paper's ImageNet ResNet-18 (512-d), which cannot be obtained here; the original also added an unseeded random fc bias to every feature.")
+	if c := featuresCaveat(m, b.detection); c != "" {
+		cs = append(cs, c)
 	}
 	for _, a := range b.e.Agents {
 		if a.Summary.Agent == "cover" || a.Name == "cover" {
@@ -81,4 +78,32 @@ func (b *builder) caveats() error {
 	}
 	b.p("\n")
 	return nil
+}
+
+// featuresCaveat says where the context features came from and how that
+// differs from the paper's independent ImageNet ResNet-18 (512-d).
+func featuresCaveat(m *record.Meta, detection bool) string {
+	const original = " (The original also added an unseeded random fc bias to every feature.)"
+	tensor := func(f record.FeaturesMeta) string {
+		if f.Output == "" {
+			return "the output"
+		}
+		return "tensor `" + f.Output + "`"
+	}
+	switch {
+	case m != nil && m.Features.Kind == "phash":
+		return "Context features are a 256-bit perceptual hash (pHash), the alternative the paper tried and found not expressive enough; the paper's results used 512 ResNet-18 features."
+	case m != nil && m.Features.Kind == "none":
+		return "There are no context features (a constant 1): the agents cannot tell images apart, unlike the paper's, which saw 512 ResNet-18 features."
+	case m == nil || m.Features.Model == nil:
+		return ""
+	case m.Features.Model.SHA256 == features512SHA256 && m.Features.Output == "" && !detection && m.SUT.SHA256 == paperSUTSHA256:
+		return "Context features come from the SUT itself: amt's default feature model is the trunk of the very SqueezeNet-1.1 under test (its last Fire module, global-average-pooled — bit for bit the SUT's penultimate layer), so the agents see white-box information that the paper's independent ImageNet ResNet-18 (512-d, which cannot be obtained here) did not give. `make ablations` compares them with features of an independent network (ResNet-56, 64-d), pHash and none." + original
+	case m.Features.Model.SHA256 == features512SHA256 && m.Features.Output == "":
+		return "Context features come from a 512-d SqueezeNet-1.1 trunk (global-average-pooled, fine-tuned on CIFAR-10; not part of this SUT), standing in for the paper's ImageNet ResNet-18 (512-d), which cannot be obtained here." + original
+	case m.Features.Model.SHA256 == m.SUT.SHA256:
+		return fmt.Sprintf("Context features are %s of the SUT's own model %s: the agents see white-box information about the model they test, which the paper's independent ResNet-18 features did not give.", tensor(m.Features), filepath.Base(m.Features.Model.Path))
+	default:
+		return fmt.Sprintf("Context features are %s of %s (sha256 %.12s…), a network other than the SUT, in place of the paper's ImageNet ResNet-18 (512-d).", tensor(m.Features), filepath.Base(m.Features.Model.Path), m.Features.Model.SHA256)
+	}
 }

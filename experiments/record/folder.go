@@ -125,6 +125,9 @@ type FeaturesMeta struct {
 	// Kind is "model", "phash" or "none".
 	Kind  string `json:"kind"`
 	Model *File  `json:"model,omitempty"`
+	// Output is the model's tensor the features come from (empty: its
+	// graph output).
+	Output string `json:"output,omitempty"`
 }
 
 // DataMeta is the data set.
