@@ -462,3 +462,53 @@ func FuzzPolicy(f *testing.F) {
 		}
 	})
 }
+
+// An agent marked ContextFree makes the same choices whatever the context
+// (so callers may skip computing features for it); every other agent of
+// the table reports that it uses the context.
+func TestContextFree(t *testing.T) {
+	sc, err := mr.Builtin("hierarchical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dim = 5
+	for _, info := range AgentTable() {
+		t.Run(info.Name, func(t *testing.T) {
+			a, err := New(info.Name, sc, dim, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.UsesContext() == info.ContextFree {
+				t.Fatalf("UsesContext %v, ContextFree %v", a.UsesContext(), info.ContextFree)
+			}
+			if !info.ContextFree {
+				return
+			}
+			b, _ := New(info.Name, sc, dim, nil, 1)
+			r1, r2 := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+			ctxRng := rand.New(rand.NewPCG(5, 6))
+			zero := make([]float32, dim)
+			for i := range 300 {
+				x := make([]float32, dim)
+				for j := range x {
+					x[j] = float32(ctxRng.NormFloat64())
+				}
+				c1, err1 := a.Choose(x, r1)
+				c2, err2 := b.Choose(zero, r2)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if c1 != c2 {
+					t.Fatalf("step %d: %+v with a context, %+v with zeros", i, c1, c2)
+				}
+				violated := (c1.Arm+i)%3 == 0
+				if err := a.Update(x, c1, violated); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Update(zero, c2, violated); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

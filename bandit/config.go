@@ -143,6 +143,10 @@ type AgentInfo struct {
 	// Defaults are the agent's values where they differ from its
 	// options' defaults.
 	Defaults Options
+	// ContextFree marks an agent whose choices never depend on the
+	// context (it only checks its length): callers need not compute
+	// features for it, as the original's RandomAgent never did.
+	ContextFree bool
 
 	// new returns a policy over k arms for contexts of dimension dim
 	// (both ≥ 1, checked by NewPolicy), with internal randomness derived
@@ -153,7 +157,7 @@ type AgentInfo struct {
 // agents is the agent table, in listing order. A new agent is its own file
 // (the policy, with saveState/loadState) and one entry here.
 var agents = []AgentInfo{
-	{Name: "random", Doc: "uniform arm, then uniform parameter (the original's RandomAgent)", Options: []Option{optRound},
+	{Name: "random", Doc: "uniform arm, then uniform parameter (the original's RandomAgent)", Options: []Option{optRound}, ContextFree: true,
 		new: func(k, dim int, _ Config, _ uint64) (learner, error) { return NewUniform(k, dim) }},
 	{Name: "cover", Doc: "the paper's: VW 8.x online cover (--cover 3 --psi 1 --nn 16, DR), rounded probabilities and costs",
 		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound}, Defaults: Options{"round": "true"},
@@ -184,8 +188,8 @@ var agents = []AgentInfo{
 			return newLinPolicy(true, k, dim, cfg, seed), nil
 		}},
 	{Name: "ucb1", Doc: "UCB1 on range-normalised costs, ignoring the context (a non-contextual baseline)",
-		Options: []Option{optAlpha, optRound},
-		new:     func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
+		Options: []Option{optAlpha, optRound}, ContextFree: true,
+		new: func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
 }
 
 // Agents lists the agent names New accepts, in a stable order.

@@ -49,6 +49,9 @@ type Agent struct {
 	// agent's timing.json because summary.json had none (replay runs keep
 	// measured times out of the byte-reproducible summary).
 	TimesFromFile bool
+	// Timing is the agent's timing.json (nil when there is none): the
+	// measured times of every run, with their components.
+	Timing *record.Timing
 }
 
 // Load reads an experiment's result folder. configFile, when not empty, is
@@ -169,16 +172,9 @@ func fileExists(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// readTiming fills in the runs' times from timing.json when summary.json
-// has none. A missing file is not an error.
+// readTiming reads timing.json into a.Timing and fills in the runs' times
+// from it when summary.json has none. A missing file is not an error.
 func (a *Agent) readTiming(path string) error {
-	timed := a.Summary.MeanDecisionUS > 0
-	for _, r := range a.Summary.Runs {
-		timed = timed || r.MeanIterationMS > 0
-	}
-	if timed {
-		return nil
-	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -190,9 +186,21 @@ func (a *Agent) readTiming(path string) error {
 		return fmt.Errorf("plots: %s has %d runs, its %s %d", path, len(tf.Runs), record.SummaryFile, len(a.Summary.Runs))
 	}
 	for i, r := range tf.Runs {
-		if r.MeanIterationMS < 0 || math.IsNaN(r.MeanIterationMS) {
-			return fmt.Errorf("plots: %s: run %d: mean_iteration_ms %v is not a duration", path, i+1, r.MeanIterationMS)
+		for _, v := range []float64{r.MeanIterationMS, r.MeanDecisionUS, r.MeanLoadMS, r.MeanFeaturesMS, r.MeanChooseUS, r.MeanEvaluateMS, r.MeanUpdateUS} {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("plots: %s: run %d: a time of %v is not a duration", path, i+1, v)
+			}
 		}
+	}
+	a.Timing = &tf
+	timed := a.Summary.MeanDecisionUS > 0
+	for _, r := range a.Summary.Runs {
+		timed = timed || r.MeanIterationMS > 0
+	}
+	if timed {
+		return nil
+	}
+	for i, r := range tf.Runs {
 		a.Summary.Runs[i].MeanIterationMS = r.MeanIterationMS
 	}
 	a.Summary.MeanDecisionUS = tf.MeanDecisionUS

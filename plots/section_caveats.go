@@ -69,7 +69,7 @@ func (b *builder) caveats() error {
 		timed = timed || analysis.AccuracyOf(a.Summary.Runs).MeanIterationMS > 0
 	}
 	if timed {
-		cs = append(cs, "Runtimes depend on the machine: the paper's ran on a cluster with PyTorch/TensorFlow, ours on a shared CPU in pure Go; compare the ratio of agent to random, not absolute times.")
+		cs = append(cs, "Runtimes depend on the machine: the paper's ran on a cluster with PyTorch/TensorFlow, ours on a shared CPU in pure Go; compare the ratio of agent to random (both timed as the original timed them: features only for agents that read them, image loading excluded), not absolute times.")
 	}
 	cs = append(cs, b.caveatsOf...)
 	cs = append(cs, b.opt.Notes...)

@@ -48,13 +48,24 @@ func ParseLogFile(name string) (seed uint64, ok bool) {
 	return n, ok1 && ok2 && err == nil
 }
 
-// RunTiming holds one run's measured wall times.
+// RunTiming holds one run's measured wall times, means per iteration.
 type RunTiming struct {
 	// MeanDecisionUS is the mean time of choose + update in microseconds.
 	MeanDecisionUS float64 `json:"mean_decision_us"`
-	// MeanIterationMS is the mean time of a whole iteration (context,
-	// choose, evaluate, update) in milliseconds.
+	// MeanIterationMS is the mean time of an iteration in milliseconds as
+	// the original timed it (act + step + update): the context features
+	// (only for agents that read them; the original's random agent
+	// computed none), the choice, the evaluation of the follow-up
+	// (transform and SUT on source and follow-up, or the table lookup)
+	// and the update — not loading the source image.
 	MeanIterationMS float64 `json:"mean_iteration_ms"`
+	// The components: loading the source image (outside the iteration's
+	// time), the features, the choice, the evaluation, the update.
+	MeanLoadMS     float64 `json:"mean_load_ms"`
+	MeanFeaturesMS float64 `json:"mean_features_ms"`
+	MeanChooseUS   float64 `json:"mean_choose_us"`
+	MeanEvaluateMS float64 `json:"mean_evaluate_ms"`
+	MeanUpdateUS   float64 `json:"mean_update_us"`
 }
 
 // Timing is the content of timing.json: measured times per seed and their
