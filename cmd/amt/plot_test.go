@@ -77,9 +77,6 @@ func TestPlotErrors(t *testing.T) {
 // the config in the report.
 func TestPlotConfig(t *testing.T) {
 	cfg := filepath.Join("..", "..", "experiments", "rq1-classification.yaml")
-	if _, err := os.Stat(cfg); err != nil {
-		t.Skip("experiments/rq1-classification.yaml not there yet")
-	}
 	dir := tinyResults(t)
 	if _, _, err := runPlot(t, "-config", cfg, "-dir", dir); err != nil {
 		t.Fatal(err)
