@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -510,5 +511,54 @@ func TestContextFree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// seed: 0 is the original's seeding (every VW instance of every run used
+// VW's seed 0): agents of different runs then learn identically from the
+// same data, while with seed: run (the default) their network
+// initialisations differ. The default stays out of Canonical, so state
+// files saved before the option existed still load.
+func TestFixedSeed(t *testing.T) {
+	sc, err := mr.Builtin("hierarchical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := func(opts Options, runSeed uint64) []Choice {
+		a, err := New("cover", sc, 3, opts, runSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng, data := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(8, 8))
+		var out []Choice
+		for i := range 400 {
+			x := []float32{float32(data.Float64()), float32(data.Float64()), 1}
+			c, err := a.Choose(x, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Update(x, c, (c.Arm+i)%2 == 0); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, c)
+		}
+		return out
+	}
+	if a, b := trace(Options{"seed": "0"}, 1), trace(Options{"seed": "0"}, 2); !slices.Equal(a, b) {
+		t.Error("seed 0: runs with different seeds learned differently")
+	}
+	if a, b := trace(nil, 1), trace(nil, 2); slices.Equal(a, b) {
+		t.Error("seed run: runs with different seeds learned identically")
+	}
+	cfg, _ := Resolve("cover", nil)
+	if c := cfg.Canonical("cover"); strings.Contains(c, "seed") {
+		t.Errorf("default seed in Canonical: %s", c)
+	}
+	cfg, _ = Resolve("cover", Options{"seed": "0"})
+	if c := cfg.Canonical("cover"); !strings.Contains(c, "seed=0") || !cfg.FixedSeed {
+		t.Errorf("seed 0: %s %+v", c, cfg)
+	}
+	if _, err := Resolve("cover", Options{"seed": "-1"}); err == nil {
+		t.Error("seed -1: no error")
 	}
 }

@@ -34,3 +34,24 @@ func TestFeaturesCaveat(t *testing.T) {
 		}
 	}
 }
+
+// The report says how the agents were seeded unless they ran with the
+// original's fixed seed.
+func TestSeedCaveat(t *testing.T) {
+	for _, c := range []struct {
+		opts map[string]string
+		want bool
+	}{{nil, true}, {map[string]string{"seed": "run"}, true}, {map[string]string{"seed": "0"}, false}} {
+		m := &record.Meta{Experiment: "x", CaseStudy: "classification", Mode: "replay",
+			Scenario: record.ScenarioMeta{Name: "h", Variants: []string{"blur"}},
+			Agents:   []record.AgentMeta{{ID: "cover", Name: "cover", Options: c.opts}, {ID: "random", Name: "random"}}}
+		b := &builder{e: &Experiment{Meta: m}}
+		if err := b.caveats(); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(b.md.String(), "Agents `cover` seed their internal randomness")
+		if got != c.want || strings.Contains(b.md.String(), "`random` seed") {
+			t.Errorf("options %v: caveat present %v, want %v:\n%s", c.opts, got, c.want, b.md.String())
+		}
+	}
+}

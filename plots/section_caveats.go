@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/plots/analysis"
@@ -59,6 +60,17 @@ func (b *builder) caveats() error {
 		if a.Summary.Agent == "cover" || a.Name == "cover" {
 			cs = append(cs, "Agent `cover` reproduces Vowpal Wabbit 8.6.1's cover as the original ran it (`--cover 3 --nn 16`, DR, ψ = 1): `--epsilon 0.1` has no effect there and at most 3 arms have non-zero probability; `cover-modern` follows later VW semantics (original-implementation.md §1, vw-cover-dr-nn.md).")
 			break
+		}
+	}
+	if m != nil {
+		var seeded []string
+		for _, a := range m.Agents {
+			if a.Name != "random" && a.Name != "ucb1" && a.Name != "linucb" && (a.Options["seed"] == "" || a.Options["seed"] == "run") {
+				seeded = append(seeded, "`"+a.ID+"`")
+			}
+		}
+		if len(seeded) > 0 {
+			cs = append(cs, fmt.Sprintf("Agents %s seed their internal randomness (the networks' initialisation) from each run's seed, one stream per bandit. The original never seeded Vowpal Wabbit: every run, main and parameter bandits alike, used VW's default seed 0, so its runs differed only in image order and sampling; the agent option `seed: 0` does the same.", strings.Join(seeded, ", ")))
 		}
 	}
 	if b.e.Verdicts != nil {
