@@ -25,6 +25,10 @@ import (
 // relation is built. Prepare does all of that before any long work starts.
 type Experiment struct {
 	Config *Config
+	// LogDecisions makes Run write every run's decisions, with contexts,
+	// propensities and costs, to <agent>/decisions-seed-<n>.jsonl (the
+	// log format of amt ope).
+	LogDecisions bool
 
 	study caseStudy
 	src   source // the (limited) data set's images
@@ -275,7 +279,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return ag, err
 		}, filepath.Join(cfg.Output, a.ID), SeedsOptions{
 			Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
-			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace,
+			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, LogDecisions: e.LogDecisions,
 		})
 		if err != nil {
 			return err

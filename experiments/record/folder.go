@@ -20,6 +20,7 @@ import (
 //	<agent>/summary.json       final state of every seed's run (Summary)
 //	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
 //	<agent>/timing.json        measured times (Timing)
+//	<agent>/decisions-seed-<n>.jsonl  with -log-decisions: every decision of seed n (Decision per line)
 //	report.md, figures/, tables/  written by the plots package
 //
 // Writers and readers use these names; nobody else spells them.
