@@ -198,3 +198,57 @@ func TestModelOutputTensor(t *testing.T) {
 		t.Errorf("a 2-D tensor: %v", err)
 	}
 }
+
+// features.output works on any tensor of any shipped model: for each, its
+// first, middle and last tensor give finite features of the tensor's
+// channel count for CIFAR images.
+func TestModelAnyTensor(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	files, err := filepath.Glob(filepath.Join(assets, "models", "*.onnx"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("shipped models: %v %v", files, err)
+	}
+	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imgs []rgb.Image
+	for i := range 2 {
+		c, err := src.Case(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		imgs = append(imgs, c.Image)
+	}
+	for _, path := range files {
+		m, err := nn.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := m.Tensors()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range []nn.TensorInfo{ts[0], ts[len(ts)/2], ts[len(ts)-1]} {
+			x, err := LoadModel(path, ModelOptions{Output: ti.Name})
+			if err != nil {
+				t.Errorf("%s, %s: %v", filepath.Base(path), ti.Name, err)
+				continue
+			}
+			if x.Dim() != ti.Shape[1] {
+				t.Errorf("%s, %s %v: Dim %d", filepath.Base(path), ti.Name, ti.Shape, x.Dim())
+			}
+			f, err := x.Extract(imgs)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", filepath.Base(path), ti.Name, err)
+			}
+			for _, row := range f {
+				for _, v := range row {
+					if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+						t.Fatalf("%s, %s: feature %v", filepath.Base(path), ti.Name, v)
+					}
+				}
+			}
+		}
+	}
+}

@@ -135,3 +135,75 @@ func TestLoadOutputsUnknown(t *testing.T) {
 		t.Error("an output named twice: no error")
 	}
 }
+
+// Every tensor of every shipped model can be an output: loaded with all of
+// them as outputs at once, a run returns each with the shape Tensors
+// lists, and the graph outputs among them match the plain model's.
+func TestLoadOutputsEveryTensor(t *testing.T) {
+	dir := filepath.Join(sharedpath.ForTest(t, "assets"), "models")
+	files, err := filepath.Glob(filepath.Join(dir, "*.onnx"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("shipped models: %v %v", files, err)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			plain, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts, err := plain.Tensors()
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := make([]string, len(ts))
+			for i, ti := range ts {
+				names[i] = ti.Name
+			}
+			m, err := LoadWith(path, LoadOptions{Outputs: names})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := plain.Inputs()[0].Shape
+			shape := slices.Clone(in)
+			shape[0] = 1
+			n := 1
+			for _, d := range shape {
+				n *= d
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(rng.Float64())
+			}
+			res, err := m.Run(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(x)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := plain.Run(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(slices.Clone(x))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, ti := range ts {
+				want := slices.Clone(ti.Shape)
+				if want[0] < 0 {
+					want[0] = 1
+				}
+				if got := res[i].Shape(); !slices.Equal([]int(got), want) {
+					t.Errorf("%s: shape %v, Tensors says %v", ti.Name, got, ti.Shape)
+				}
+			}
+			for k, o := range plain.Outputs() {
+				i := slices.Index(names, o.Name)
+				if i < 0 {
+					t.Fatalf("graph output %s not among the tensors", o.Name)
+				}
+				for j, v := range values(t, ref[k]) {
+					if got := values(t, res[i])[j]; math.Abs(float64(got-v)) > 1e-4*(1+math.Abs(float64(v))) {
+						t.Fatalf("graph output %s[%d] = %v with every tensor an output, %v without", o.Name, j, got, v)
+					}
+				}
+			}
+			t.Logf("%d tensors", len(ts))
+		})
+	}
+}
