@@ -348,7 +348,7 @@ func checkExperiment(t *testing.T, dir string) {
 		if err != nil {
 			t.Errorf("%s/%s is not committed (run go test ./results -update)", dir, f)
 		} else {
-			t.Errorf("%s/%s differs from a redraw (%s; run go test ./results -update)", dir, f, firstDifference(got, want))
+			t.Errorf("%s/%s differs from a redraw (%s; run go test ./results -update)", dir, f, firstDifference(got, want, "drawn", "committed"))
 		}
 	}
 	for _, f := range have {
@@ -387,8 +387,9 @@ func reflectEqualJSON(a, b record.Summary) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
-// firstDifference describes where two files first differ.
-func firstDifference(got, want []byte) string {
+// firstDifference describes where two files first differ, calling them
+// gotName and wantName.
+func firstDifference(got, want []byte, gotName, wantName string) string {
 	n := min(len(got), len(want))
 	for i := range n {
 		if got[i] != want[i] {
@@ -403,12 +404,12 @@ func firstDifference(got, want []byte) string {
 				if endG < 0 {
 					endG = len(got) - i
 				}
-				return fmt.Sprintf("line %d: committed %q, drawn %q", line, want[lo:i+endW], got[lo:i+endG])
+				return fmt.Sprintf("line %d: %s %q, %s %q", line, wantName, want[lo:i+endW], gotName, got[lo:i+endG])
 			}
 			return fmt.Sprintf("byte %d of %d", i, len(want))
 		}
 	}
-	return fmt.Sprintf("%d bytes drawn, %d committed", len(got), len(want))
+	return fmt.Sprintf("%d bytes %s, %d %s", len(got), gotName, len(want), wantName)
 }
 
 func copyFile(t *testing.T, from, to string) {
@@ -478,6 +479,6 @@ func TestREADMEResults(t *testing.T) {
 			writeFile(t, path, []byte(s[:i]+want+s[j+len(readmeEnd):]))
 			return
 		}
-		t.Errorf("README.md's results block differs from the committed results (run go test ./results -update):\n%s", firstDifference([]byte(want), []byte(got)))
+		t.Errorf("README.md's results block differs from the committed results (run go test ./results -update):\n%s", firstDifference([]byte(want), []byte(got), "from the results", "in README.md"))
 	}
 }
