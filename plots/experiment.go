@@ -303,6 +303,9 @@ func (a *Agent) readTiming(path string) error {
 	if tf.Identity != a.Summary.Identity {
 		return fmt.Errorf("plots: %s belongs to another run (%s) than its %s (%s); %s", path, tf.Identity, record.SummaryFile, a.Summary.Identity, rerun)
 	}
+	if len(tf.Runs) == 0 { // not timed
+		return nil
+	}
 	if len(tf.Runs) != len(a.Summary.Runs) {
 		return fmt.Errorf("plots: %s has %d runs, its %s %d", path, len(tf.Runs), record.SummaryFile, len(a.Summary.Runs))
 	}

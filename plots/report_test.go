@@ -249,7 +249,7 @@ func TestLoadErrors(t *testing.T) {
 		{"empty log", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "\n") + `"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "\n"}, "seed-1.jsonl is empty"},
 		{"bad log line", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "{\"iteration\":1}\n{oops\n") + `"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "{\"iteration\":1}\n{oops\n"}, "seed-1.jsonl:2"},
 		{"timing mismatch", map[string]string{"cover/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[{"seed":1,"iterations":1,"violations":0,"arms":{},"params":{},"original_score":0,"modified_score":0}]}`,
-			"cover/timing.json": `{` + idJSON + `"runs":[]}`}, "timing.json has 0 runs"},
+			"cover/timing.json": `{` + idJSON + `"runs":[{},{}]}`}, "timing.json has 2 runs"},
 		// Files that do not belong together.
 		{"an older amt's agent beside", map[string]string{"a/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[]}`,
 			"b/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`}, "b/summary.json belongs to another run (no run identity (written by an older amt)) than"},
