@@ -129,6 +129,10 @@ type DetectionConfig struct {
 type FeaturesConfig struct {
 	Kind  string // model, phash or none
 	Model string // resolved path (kind model)
+	// Output names the model's tensor the features are read from (kind
+	// model; empty = its single graph output). A 4-D [N, C, H, W] tensor
+	// is averaged over H and W (global average pooling) to C features.
+	Output string
 }
 
 // CheckConfig configures amt check: which agent runs, for how long, and

@@ -10,8 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
@@ -25,6 +28,10 @@ import (
 // relation is built. Prepare does all of that before any long work starts.
 type Experiment struct {
 	Config *Config
+	// LogDecisions makes Run write every run's decisions, with contexts,
+	// propensities and costs, to <agent>/decisions-seed-<n>.jsonl (the
+	// log format of amt ope).
+	LogDecisions bool
 
 	study caseStudy
 	src   source // the (limited) data set's images
@@ -151,7 +158,7 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 	if e.modelHash, err = fileHash(ctx, cfg.SUT.Model); err != nil {
 		return nil, err
 	}
-	if e.dataHash, err = pathHash(ctx, cfg.Data.Path); err != nil {
+	if e.dataHash, err = dataHash(ctx, cfg.Data.Path, src); err != nil {
 		return nil, err
 	}
 	if cfg.Features.Model != "" {
@@ -168,7 +175,11 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		Version            int
 		Data, Format, Kind string
 		Model              string
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash}
+		// Output is the feature model's tensor (features.output); empty
+		// for the graph output, which leaves the keys of caches made
+		// before the setting existed unchanged.
+		Output string `json:",omitempty"`
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash, cfg.Features.Output}
 	// The results' identity: the configuration's bytes and the names of
 	// the sweep's two cache tables (which cover every input file's content).
 	vdir, err := cacheDir("", "verdicts", e.verdictKey)
@@ -290,6 +301,7 @@ func (e *Experiment) meta() record.Meta {
 	}
 	if cfg.Features.Model != "" {
 		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
+		m.Features.Output = cfg.Features.Output
 	}
 	for _, a := range cfg.Agents {
 		if !cfg.Regressing() {
@@ -479,7 +491,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return ag, err
 		}, filepath.Join(cfg.Output, a.ID), SeedsOptions{
 			Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
-			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, Identity: e.id,
+			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, Identity: e.id, LogDecisions: e.LogDecisions,
 		})
 		if err != nil {
 			return err
@@ -527,6 +539,59 @@ func fileHash(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// An imageLister is a data set whose images are files that its main file
+// only lists (a COCO instances JSON and its image folder).
+type imageLister interface {
+	ImageFiles() (names, paths []string)
+}
+
+// dataHash returns the hex sha256 that the cache keys and run.json record
+// for a data set: pathHash of its path (a CIFAR-10 file; an image folder's
+// files), and for a data set that lists its image files (COCO) the hash of
+// the JSON's hash followed by every listed image, in the JSON's order, as
+// its name and the sha256 of its content — so that a changed image
+// invalidates the cached verdicts and features, not only a changed JSON.
+// The images are hashed in parallel (GOMAXPROCS readers).
+func dataHash(ctx context.Context, path string, src data.Source) (string, error) {
+	h, err := pathHash(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	l, ok := src.(imageLister)
+	if !ok {
+		return h, nil
+	}
+	names, paths := l.ImageFiles()
+	sums := make([]string, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				sums[i], errs[i] = fileHash(ctx, paths[i])
+				if errs[i] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
+	}
+	all := sha256.New()
+	fmt.Fprintf(all, "%s\n", h)
+	for i, name := range names {
+		fmt.Fprintf(all, "%s %s\n", name, sums[i])
+	}
+	return hex.EncodeToString(all.Sum(nil)), nil
 }
 
 // pathHash hashes a file, or a folder's files (names and contents, sorted

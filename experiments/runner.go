@@ -34,6 +34,10 @@ type SeedsOptions struct {
 	Deadline time.Time
 	// Identity is the run's, written into every result file.
 	Identity record.Identity
+	// LogDecisions writes every decision of seed n, with its context,
+	// propensity and cost, to decisions-seed-<n>.jsonl (record.Decision:
+	// the log format of amt ope).
+	LogDecisions bool
 }
 
 // RunSeeds runs one agent over every seed and writes the agent's folder
@@ -48,6 +52,10 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 	if len(o.Seeds) == 0 {
 		return sum, fmt.Errorf("run %s: no seeds", o.Agent)
 	}
+	variantIndex := map[string]int{}
+	for i, v := range sc.Variants() {
+		variantIndex[v.Key()] = i
+	}
 	folder, err := record.CreateAgentFolder(dir, o.Identity)
 	if err != nil {
 		return sum, err
@@ -58,9 +66,18 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 		if err != nil {
 			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
-		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Deadline: o.Deadline}
-		if o.Trace != nil {
-			lo.Trace = func(s Step) { o.Trace(seed, s) }
+		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Contexts: o.LogDecisions, Deadline: o.Deadline}
+		var decisions []record.Decision
+		if o.Trace != nil || o.LogDecisions {
+			lo.Trace = func(s Step) {
+				if o.Trace != nil {
+					o.Trace(seed, s)
+				}
+				if o.LogDecisions {
+					decisions = append(decisions, record.Decision{Seed: seed, Iteration: s.Iteration, Image: s.Image, Variant: s.Variant,
+						Arm: variantIndex[s.Variant], Prob: s.Choice.Prob, Cost: s.Cost, Violated: s.Violated, Context: s.Context})
+				}
+			}
 		}
 		res, err := runLoop(ctx, env, sc, agent, lo)
 		if err != nil && ctx.Err() != nil {
@@ -72,6 +89,11 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 		}
 		if err := folder.WriteLog(seed, res.Log); err != nil {
 			return sum, err
+		}
+		if o.LogDecisions {
+			if err := folder.WriteDecisions(seed, decisions); err != nil {
+				return sum, err
+			}
 		}
 		if o.StateDir != "" {
 			if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {

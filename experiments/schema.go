@@ -152,7 +152,10 @@ var schema = []key{
 		doc: "model (an ONNX feature model's output for the source image), phash (its 256-bit perceptual hash) or none (a constant 1: context-free agents)"},
 	{path: "features.model", required: true, only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
 		val: bind(filePath(nil), func(c *Config) *string { return &c.Features.Model }),
-		doc: "the ONNX feature model: one output row per image (the shipped one is a 512-d SqueezeNet trunk)"},
+		doc: "the ONNX feature model: one output row per image (the shipped one, features512_squeezenet1_1.onnx, is the 512-d trunk of the SqueezeNet SUT itself)"},
+	{path: "features.output", only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+		defDoc: "the model's single graph output", val: bind(nonEmpty("a tensor name"), func(c *Config) *string { return &c.Features.Output }),
+		doc: "the model's tensor the features are read from: any tensor its graph computes, intermediate ones included (a misspelt name gets the list with shapes); an [N, C, H, W] feature map is averaged over H × W to C features (global average pooling), e.g. /GlobalAveragePool_output_0 of cifar10_resnet56.onnx, 64 features from a network other than the SUT"},
 
 	{path: "action_set", required: true, val: bind(actionSet(), func(c *Config) *scenario.Scenario { return &c.Scenario }),
 		doc: "what the agents choose from: a built-in scenario (amt mrs lists them) or a mapping defining one"},

@@ -32,7 +32,7 @@ func denseImages(rows []record.Verdict) {
 
 // cmdReplay runs one bandit agent against a precomputed verdict table.
 func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] -out DIR")
+	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] [-log-decisions] -out DIR")
 	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv; a detection table's image_id column is numbered by first appearance)")
 	feats := fs.String("features", "", "context features: raw little-endian float32 [images, dim], row i = image i (amt sweep -features)")
 	dim := fs.Int("dim", 0, "feature dimension (0: derived from the file size and the table's image count)")
@@ -45,6 +45,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	interval := fs.Int("log-interval", 100, "iterations between progress log lines")
 	timing := fs.Bool("timing", false, "put measured times into summary.json (they are always in timing.json; off keeps summary.json byte-reproducible)")
 	out := fs.String("out", "", "output folder: summary.json, seed-<n>.jsonl, timing.json")
+	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to decisions-seed-<n>.jsonl, the log format of amt ope")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -122,7 +123,8 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		return experiments.NewAgent(spec, sc, d, seed)
 	}, *out, experiments.SeedsOptions{
 		Agent: *agent, Mode: "replay", Seeds: seeds, Passes: *passes, Iter: *iters, Interval: *interval, Timing: *timing,
-		Identity: id,
+		Identity:     id,
+		LogDecisions: *logDecisions,
 	})
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)

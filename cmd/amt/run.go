@@ -9,10 +9,11 @@ import (
 
 // cmdRun runs an experiment configuration.
 func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "run", "-config FILE")
+	fs := newFlagSet(env, "run", "-config FILE [-log-decisions]")
 	config := fs.String("config", "", "experiment configuration (YAML), e.g. experiments/rq1-classification.yaml")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
+	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to <agent>/decisions-seed-<n>.jsonl, the log format of amt ope")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,6 +32,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	exp.LogDecisions = *logDecisions
 	p := experiments.NewProgress(env.stderr)
 	err = exp.Run(ctx, env.stderr, p.Report)
 	p.Done()

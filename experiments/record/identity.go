@@ -120,12 +120,13 @@ func CreateAgentFolder(dir string, id Identity) (*AgentFolder, error) {
 }
 
 // IsAgentFile reports whether name is the name of a file of an agent's
-// result folder: summary.json, timing.json, a progress log, or the
-// violations an amt check found (violations.jsonl, written into the folder
-// after it is committed).
+// result folder: summary.json, timing.json, a progress log, a decision
+// log, or the violations an amt check found (violations.jsonl, written
+// into the folder after it is committed).
 func IsAgentFile(name string) bool {
 	_, log := ParseLogFile(name)
-	return log || name == SummaryFile || name == TimingFile || name == ViolationsFile
+	_, decisions := parseDecisionsFile(name)
+	return log || decisions || name == SummaryFile || name == TimingFile || name == ViolationsFile
 }
 
 // checkAgentFolder returns an error when dir exists and is not a folder
@@ -141,7 +142,7 @@ func checkAgentFolder(dir string) error {
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !IsAgentFile(e.Name()) {
 			return fmt.Errorf("record: %s holds %s, which is not an agent's result file (%s, %s, %s): the run replaces the folder whole, so give a new or empty folder, or one an earlier run wrote",
-				dir, e.Name(), SummaryFile, TimingFile, LogGlob)
+				dir, e.Name(), SummaryFile, TimingFile, LogGlob+", "+DecisionsGlob)
 		}
 	}
 	return nil
