@@ -36,39 +36,61 @@ type SeedsOptions struct {
 // fresh agent for a seed. Files are written atomically, so a cancelled
 // call leaves only completed seed logs and no summary.
 func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
+	if len(o.Seeds) == 0 {
+		return record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}, fmt.Errorf("run %s: no seeds", o.Agent)
+	}
+	var runs []record.Run
+	var times []record.RunTiming
+	for _, seed := range o.Seeds {
+		run, tm, err := runSeed(ctx, env, sc, newAgent, dir, o, seed)
+		if err != nil {
+			return record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: runs}, err
+		}
+		runs, times = append(runs, run), append(times, tm)
+	}
+	return finishSeeds(dir, sc, o, runs, times)
+}
+
+// runSeed runs one agent over one seed, writes the run's progress log into
+// dir (and its state, with o.StateDir) and returns the run's summary row
+// and measured times.
+func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions, seed uint64) (record.Run, record.RunTiming, error) {
+	agent, err := newAgent(seed)
+	if err != nil {
+		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+	}
+	lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
+	if o.Trace != nil {
+		lo.Trace = func(s Step) { o.Trace(seed, s) }
+	}
+	res, err := runLoop(ctx, env, sc, agent, lo)
+	if err != nil {
+		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+	}
+	if err := record.WriteLog(filepath.Join(dir, record.LogFile(seed)), res.Log); err != nil {
+		return record.Run{}, record.RunTiming{}, err
+	}
+	if o.StateDir != "" {
+		if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {
+			return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+		}
+	}
+	if o.Timing {
+		res.Run.MeanIterationMS = res.Time.MeanIterationMS
+	}
+	return res.Run, res.Time, nil
+}
+
+// finishSeeds writes timing.json and summary.json into dir from one
+// agent's runs over the seeds o.Seeds, in their order.
+func finishSeeds(dir string, sc scenario.Scenario, o SeedsOptions, runs []record.Run, times []record.RunTiming) (record.Summary, error) {
 	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
 	tf := record.Timing{Agent: o.Agent}
-	if len(o.Seeds) == 0 {
-		return sum, fmt.Errorf("run %s: no seeds", o.Agent)
-	}
-	for _, seed := range o.Seeds {
-		agent, err := newAgent(seed)
-		if err != nil {
-			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
-		}
-		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
-		if o.Trace != nil {
-			lo.Trace = func(s Step) { o.Trace(seed, s) }
-		}
-		res, err := runLoop(ctx, env, sc, agent, lo)
-		if err != nil {
-			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
-		}
-		if err := record.WriteLog(filepath.Join(dir, record.LogFile(seed)), res.Log); err != nil {
-			return sum, err
-		}
-		if o.StateDir != "" {
-			if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {
-				return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
-			}
-		}
-		if o.Timing {
-			res.Run.MeanIterationMS = res.Time.MeanIterationMS
-		}
-		sum.Runs = append(sum.Runs, res.Run)
-		tf.Runs = append(tf.Runs, res.Time)
-		tf.MeanDecisionUS += res.Time.MeanDecisionUS / float64(len(o.Seeds))
-		tf.MeanIterMS += res.Time.MeanIterationMS / float64(len(o.Seeds))
+	for k := range runs {
+		sum.Runs = append(sum.Runs, runs[k])
+		tf.Runs = append(tf.Runs, times[k])
+		tf.MeanDecisionUS += times[k].MeanDecisionUS / float64(len(o.Seeds))
+		tf.MeanIterMS += times[k].MeanIterationMS / float64(len(o.Seeds))
 	}
 	if o.Timing {
 		sum.MeanDecisionUS = tf.MeanDecisionUS
