@@ -30,6 +30,9 @@ type command struct {
 // cliEnv carries the process's standard streams so commands can be tested.
 type cliEnv struct {
 	stdout, stderr io.Writer
+	// usageShown records that a command printed its usage: the error it
+	// returns is a usage error (exit status 2).
+	usageShown bool
 }
 
 // commands lists every subcommand in the order "amt help" prints them.
@@ -54,7 +57,7 @@ const version = "0.1.0-dev"
 
 func cmdVersion(_ context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 {
-		return fmt.Errorf("version takes no arguments, got %q", args)
+		return usagef("version takes no arguments, got %q", args)
 	}
 	_, err := fmt.Fprintln(env.stdout, "amt", version)
 	return err
@@ -72,6 +75,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  help       print this list")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "amt <command> -h" for a command's flags.`)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failure, 2 usage or configuration error.")
 }
 
 // errUsage marks an error already explained by printed usage.
@@ -94,11 +99,14 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
+			if err != nil && env.usageShown {
+				err = usageError{err}
+			}
 			return err
 		}
 	}
 	usage(env.stderr)
-	return fmt.Errorf("unknown command %q", name)
+	return usagef("unknown command %q", name)
 }
 
 func main() {
@@ -109,7 +117,7 @@ func main() {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "amt:", err)
 		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
@@ -119,6 +127,7 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("amt "+name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
+		env.usageShown = true
 		fmt.Fprintf(env.stderr, "Usage: amt %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/amt-dev/amt/experiments"
+)
+
+// amt's exit statuses, the same for every command (README, "The command
+// line"). Schedulers rely on them: a Kubernetes Job's podFailurePolicy
+// fails an index without retrying it on status 2
+// (deploy/kubernetes/sweep-job.yaml), since rerunning the same command
+// cannot help.
+const (
+	// exitOK: the command did what was asked.
+	exitOK = 0
+	// exitFailure: the command ran and failed (an unreadable file, a
+	// model that fails, a merge that lacks shards, an interruption);
+	// rerunning may succeed.
+	exitFailure = 1
+	// exitUsage: the command line or the configuration is wrong (an
+	// unknown command or flag, a bad flag value, a configuration error
+	// file:line:column: key: problem); it fails the same way every time.
+	exitUsage = 2
+)
+
+// A usageError is a mistake in the command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usageError with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitCode returns the exit status for a command's error.
+func exitCode(err error) int {
+	var cfgErr *experiments.ConfigError
+	var uErr usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errUsage), errors.As(err, &uErr), errors.As(err, &cfgErr):
+		return exitUsage
+	default:
+		return exitFailure
+	}
+}
