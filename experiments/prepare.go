@@ -285,8 +285,10 @@ func (e *Experiment) env(ctx context.Context, progress ProgressFunc, cacheOnly b
 		var err error
 		if cacheOnly {
 			setup := e.sweepSetup(nil)
-			setup.mergeOnly = true
-			t, err = sweep(ctx, setup)
+			setup.mergeOnly, setup.readOnly = true, true
+			if t, err = sweep(ctx, setup); err != nil {
+				return nil, fmt.Errorf("replay mode: the agents' shards read the whole sweep from the cache (merge it first): %w", err)
+			}
 		} else {
 			t, err = e.Sweep(ctx, progress)
 		}

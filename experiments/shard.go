@@ -107,12 +107,13 @@ func (e *MissingShardsError) Error() string {
 		for i, k := range e.Missing {
 			names[i] = Shard{k, e.Count}.String()
 		}
-		noun, pron := "shard "+names[0]+" is", "it"
+		noun, run := "shard "+names[0]+" is", "it (-shard "+names[0]+")"
 		if len(names) > 1 {
-			noun, pron = "shards "+strings.Join(names[:len(names)-1], ", ")+" and "+names[len(names)-1]+" are", "them"
+			noun = "shards " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are"
+			run = fmt.Sprintf("them (-shard K/%d)", e.Count)
 		}
-		fmt.Fprintf(&b, "%s: %s missing from %s (%d of %d %s): run %s (-shard K/%d), then merge again",
-			e.What, noun, e.Dir, e.Lacking, e.Total, e.Unit, pron, e.Count)
+		fmt.Fprintf(&b, "%s: %s missing from %s (%d of %d %s): run %s, then merge again",
+			e.What, noun, e.Dir, e.Lacking, e.Total, e.Unit, run)
 	}
 	for _, s := range e.Elsewhere {
 		b.WriteString("; " + s)

@@ -384,3 +384,36 @@ func TestSweepShardsLimit(t *testing.T) {
 		t.Fatal("table differs")
 	}
 }
+
+// The agents' shards read a sweep made of shard files at the same time:
+// that read assembles the whole table but leaves the cache as it is (a
+// consolidation would remove the shard files another reader is listing).
+func TestSweepShardsReadOnly(t *testing.T) {
+	src := newFakeSource(10)
+	f := &shardFixture{t: t, src: src, cache: t.TempDir()}
+	f.shard(Shard{0, 2})
+	f.shard(Shard{1, 2})
+	cfg := f.config(nil, 0)
+	cfg.mergeOnly, cfg.readOnly = true, true
+	got, err := sweep(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &shardFixture{t: t, src: src, cache: t.TempDir()}
+	want, _ := sweep(context.Background(), ref.config(nil, 0))
+	if !tablesEqual(t, got, want) {
+		t.Fatal("the table read differs from a single-process sweep's")
+	}
+	for _, ns := range []string{"verdicts", "features"} {
+		dir, _ := cacheDir(f.cache, ns, ns[:1])
+		if _, err := os.Stat(filepath.Join(dir, "table.jsonl")); err == nil {
+			t.Errorf("%s: a read-only read consolidated the table", ns)
+		}
+		if shards, _ := filepath.Glob(filepath.Join(dir, "shard-*of2.jsonl")); len(shards) != 2 {
+			t.Errorf("%s: shard files after a read-only read: %v", ns, shards)
+		}
+	}
+	if f.calls.Load() != 10 {
+		t.Errorf("%d classifier calls for 10 images", f.calls.Load())
+	}
+}

@@ -46,8 +46,9 @@ type sweepConfig struct {
 	// (cached ones included) after each image.
 	progress func(done, total int)
 	// mergeOnly makes sweep assemble the table from the cache alone (see
-	// sweep).
-	mergeOnly bool
+	// sweep); readOnly, with it, also leaves the cache as it is (no
+	// consolidation), for readers that may run beside each other.
+	mergeOnly, readOnly bool
 }
 
 // Table is a finished sweep: what the system under test said about every
@@ -121,7 +122,10 @@ func (t *Table) WriteCSV(path string, vars []scenario.Variant) error {
 //
 // With cfg.mergeOnly it computes nothing: it assembles the table from the
 // consolidated table and the shard files of one split, and fails with a
-// *MissingShardsError naming the shards that are missing.
+// *MissingShardsError naming the shards that are missing. With
+// cfg.readOnly too it does not consolidate either: the shards of an agent
+// run read the sweep at the same time, and one consolidating (removing the
+// shard files) would pull them from under the others.
 func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 	mode := readAll
 	if cfg.mergeOnly {
@@ -144,8 +148,8 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 			return nil, err
 		}
 	}
-	if s.t.Images < s.total {
-		return s.t, nil // only a whole table is consolidated
+	if s.t.Images < s.total || cfg.readOnly {
+		return s.t, nil // only a whole table is consolidated, and not by a reader
 	}
 	if err := s.verdicts.consolidate(s.total, s.verdictLine); err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"replay", "-verdicts", "v.csv", "-features", "f.f32", "-scenario", "basic", "-agent", "cover", "-seeds", "1", "-out", t.TempDir(), "-passes", "0"}, 2},
 		{[]string{"slurm", "-config", cfg}, 2},
 		{[]string{"slurm", "-config", cfg, "-shards", "5"}, 2}, // more shards than images
-		{[]string{"sweep", "-config", cfg, "-merge"}, 1},        // nothing to merge
+		{[]string{"sweep", "-config", cfg, "-merge"}, 1},       // nothing to merge
 		{[]string{"plot", "-dir", t.TempDir()}, 1},
 	} {
 		_, stderr, err := runCmd(t, tc.args...)
