@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/nn"
 )
 
 // amt's exit statuses, the same for every command (README, "The command
@@ -36,13 +37,19 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// exitCode returns the exit status for a command's error.
+// exitCode returns the exit status for a command's error. A model file
+// that fails to load is a failure even where the configuration names it
+// (a ConfigError at sut.model wrapping an *nn.ModelError): its content is
+// at fault, not the configuration, as for any hostile file.
 func exitCode(err error) int {
 	var cfgErr *experiments.ConfigError
 	var uErr usageError
+	var modelErr *nn.ModelError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &modelErr):
+		return exitFailure
 	case errors.Is(err, errUsage), errors.As(err, &uErr), errors.As(err, &cfgErr):
 		return exitUsage
 	default:
