@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
@@ -198,7 +199,11 @@ const maxConfigSize = 1 << 20
 func LoadConfig(path, assetsDir string) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the ConfigError names the file
+		}
+		return nil, &ConfigError{File: path, Err: err}
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))

@@ -42,7 +42,7 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("infer: unexpected arguments %q", fs.Args())
+		return usagef("infer: unexpected arguments %q", fs.Args())
 	}
 	if *check != "" {
 		return checkModel(env, *check, *batch, int64(maxMem))
@@ -54,11 +54,11 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if *batch < 0 {
-		return fmt.Errorf("infer: -batch %d: must be ≥ 0", *batch)
+		return usagef("infer: -batch %d: must be ≥ 0", *batch)
 	}
 	shape, err := parseShape(*shapeStr)
 	if err != nil {
-		return fmt.Errorf("infer: -shape %q: %w", *shapeStr, err)
+		return usagef("infer: -shape %q: %w", *shapeStr, err)
 	}
 	n := shape[0]
 	b := *batch
