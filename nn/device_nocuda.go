@@ -1,0 +1,8 @@
+//go:build !gpu
+
+package nn
+
+import "github.com/amt-dev/amt/nn/cuda"
+
+// openCUDA fails: this binary was built without the gpu tag.
+func openCUDA(cuda.Config, func(string, ...any)) (accel, error) { return nil, cuda.ErrNotBuilt }
