@@ -36,6 +36,9 @@ type ModelOptions struct {
 	Norm *preprocess.Norm
 	// BatchSize is the largest number of images per forward pass; 0 means 16.
 	BatchSize int
+	// Load says how LoadModel loads the model: its device (nn.LoadOptions;
+	// the zero value is the CPU).
+	Load nn.LoadOptions
 }
 
 // Model is an extractor whose features are the output of an ONNX model
@@ -65,9 +68,10 @@ type Model struct {
 	buf   []float32
 }
 
-// LoadModel loads the ONNX feature model at path (see [NewModel]).
+// LoadModel loads the ONNX feature model at path on the device
+// opt.Load names (see [NewModel]).
 func LoadModel(path string, opt ModelOptions) (*Model, error) {
-	m, err := nn.Load(path)
+	m, err := nn.LoadWith(path, opt.Load)
 	if err != nil {
 		return nil, err // "invalid model FILE: reason" (an *nn.ModelError)
 	}
