@@ -383,7 +383,7 @@ func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][
 	if err != nil {
 		fail("gorgonia: %v", err)
 	}
-	b.ops = append(b.ops, &opRec{op: o, ins: ins})
+	b.ops = append(b.ops, &opRec{op: o, optype: n.op, ins: ins})
 	return &value{n: node, op: o, shape: shape}
 }
 

@@ -50,7 +50,7 @@ func attachDevice(m *Model, o LoadOptions) (*Model, error) {
 		return m, nil
 	}
 	dev := &deviceRun{fallback: o.Device == "cuda,cpu", logf: o.Logf}
-	acc, err := openCUDA(o.CUDA, dev.log)
+	acc, err := openCUDA(o.CUDA, dev.log, o.CPUOps)
 	if err == nil {
 		dev.acc = acc
 		err = acc.prepare(m, m.p.batchKey(1))
@@ -155,9 +155,10 @@ func (m *Model) runDevice(inputs []*tensor.Dense, batch int, split bool) ([]*ten
 // opRec is an op as the builder emitted it: its inputs (nil for an
 // omitted optional input) and what it computes, device-independently.
 type opRec struct {
-	op  *gop
-	ins []*value
-	dev devOp // nil: the CPU only
+	op     *gop
+	optype string // the ONNX operator
+	ins    []*value
+	dev    devOp // nil: the CPU only
 }
 
 // onDevice records d as the description of the op computing v (when v is

@@ -53,6 +53,7 @@ func (s *cudaShared) release() error {
 type cudaAccel struct {
 	sh     *cudaShared
 	logf   func(format string, args ...any)
+	cpuOps []string           // operators kept on the CPU
 	insts  map[int]*cudaInst  // by batch key
 	split  map[int]*cudaSplit // by batch size, for models of fixed batch 1
 	fb     []string           // ops running on the CPU, in order of discovery
@@ -64,16 +65,16 @@ type cudaAccel struct {
 // model of fixed batch 1 that runs it image by image.
 type cudaSplit struct{ in, out []*cuda.Buffer }
 
-func openCUDA(cfg cuda.Config, logf func(string, ...any)) (accel, error) {
+func openCUDA(cfg cuda.Config, logf func(string, ...any), cpuOps []string) (accel, error) {
 	d, err := cuda.Open(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return newCUDAAccel(&cudaShared{d: d, refs: 1}, logf), nil
+	return newCUDAAccel(&cudaShared{d: d, refs: 1}, logf, cpuOps), nil
 }
 
-func newCUDAAccel(sh *cudaShared, logf func(string, ...any)) *cudaAccel {
-	return &cudaAccel{sh: sh, logf: logf, insts: map[int]*cudaInst{}, split: map[int]*cudaSplit{}, fbSeen: map[string]bool{}}
+func newCUDAAccel(sh *cudaShared, logf func(string, ...any), cpuOps []string) *cudaAccel {
+	return &cudaAccel{sh: sh, logf: logf, cpuOps: cpuOps, insts: map[int]*cudaInst{}, split: map[int]*cudaSplit{}, fbSeen: map[string]bool{}}
 }
 
 func (a *cudaAccel) String() string { return "cuda: " + a.sh.d.String() }
@@ -82,7 +83,7 @@ func (a *cudaAccel) fallbacks() []string { return slices.Clone(a.fb) }
 
 func (a *cudaAccel) clone() accel {
 	a.sh.retain()
-	return newCUDAAccel(a.sh, a.logf)
+	return newCUDAAccel(a.sh, a.logf, a.cpuOps)
 }
 
 func (a *cudaAccel) close() error {
@@ -122,7 +123,7 @@ func (a *cudaAccel) instance(m *Model, key int) (*cudaInst, error) {
 	if inst, ok := a.insts[key]; ok {
 		return inst, nil
 	}
-	inst, err := newCUDAInst(a.sh.d, m.p, key)
+	inst, err := newCUDAInst(a.sh.d, m.p, key, a.cpuOps)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func (a *cudaAccel) instance(m *Model, key int) (*cudaInst, error) {
 		}
 	}
 	if len(fresh) > 0 && a.logf != nil {
-		a.logf("nn: %s: %d of the %d ops run on the CPU, with copies to and from the GPU (no GPU implementation): %s",
+		a.logf("nn: %s: %d of the %d ops run on the CPU, with copies to and from the GPU: %s",
 			m.p.name, len(inst.fallbacks), inst.ops, strings.Join(fresh, ", "))
 	}
 	a.insts[key] = inst
@@ -334,8 +335,8 @@ func (ci *cudaInst) upload(x []float32) (*cuda.Buffer, error) {
 }
 
 // newCUDAInst compiles the program for a batch key and prepares its graph
-// on d.
-func newCUDAInst(d *cuda.Device, p *program, key int) (_ *cudaInst, err error) {
+// on d, the ops of cpuOps on the CPU.
+func newCUDAInst(d *cuda.Device, p *program, key int, cpuOps []string) (_ *cudaInst, err error) {
 	g, b, err := p.compile(key)
 	if err != nil {
 		return nil, err
@@ -441,7 +442,11 @@ func newCUDAInst(d *cuda.Device, p *program, key int) (_ *cudaInst, err error) {
 				return nil, fmt.Errorf("%s: input %d: %w", r.op.label, k, err)
 			}
 		}
-		run, err := ci.deviceOp(r, ins, bufs[o])
+		var run func() error
+		err := errNoDeviceOp
+		if !slices.Contains(cpuOps, r.optype) {
+			run, err = ci.deviceOp(r, ins, bufs[o])
+		}
 		var cerr *cuda.Error
 		switch {
 		case errors.As(err, &cerr):

@@ -17,6 +17,7 @@ import (
 	"github.com/amt-dev/amt/internal/goldentest"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/nn/cuda"
+	ot "github.com/amt-dev/amt/nn/internal/onnxtest"
 )
 
 // The GPU path through the fake CUDA driver (internal/fakecuda), which
@@ -376,4 +377,111 @@ func TestDeviceManifest(t *testing.T) {
 	}
 	slices.Sort(ops)
 	t.Logf("%d of %d fixtures ran entirely on the device; operators run on the CPU (fixtures): %s", onDevice, len(entries), strings.Join(ops, ", "))
+}
+
+// TestDeviceCPUOps runs ops on the CPU inside the GPU graph (LoadOptions.
+// CPUOps): SqueezeNet's Convs, most of which write straight into a Concat,
+// and ResNet-20's Convs, which add a residual, and its Gemm. The results
+// match the CPU's, and every such op is reported.
+func TestDeviceCPUOps(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	cases := []struct {
+		model string
+		ops   []string
+		shape []int
+	}{
+		{"cifar10_squeezenet1_1.onnx", []string{"Conv"}, []int{2, 3, 224, 224}},
+		{"cifar10_resnet20.onnx", []string{"Conv", "Gemm"}, []int{3, 3, 32, 32}},
+	}
+	for _, c := range cases {
+		t.Run(c.model, func(t *testing.T) {
+			path := filepath.Join(assets, "models", c.model)
+			cpu, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts, _ := fakeOptions(t, "cuda")
+			var logged []string
+			opts.Logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+			opts.CPUOps = c.ops
+			gpu, err := LoadWith(path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gpu.Close()
+			x := make([]float32, numel(c.shape))
+			for i := range x {
+				x[i] = float32(i%251)/251 - 0.5
+			}
+			want, err := cpu.Run(tensor.New(tensor.WithShape(c.shape...), tensor.WithBacking(x)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := gpu.Run(tensor.New(tensor.WithShape(c.shape...), tensor.WithBacking(x)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := closeTo(got[0].Data().([]float32), want[0].Data().([]float32), 1e-4); err != nil {
+				t.Error(err)
+			}
+			fb := gpu.DeviceFallbacks()
+			counts := map[string]int{}
+			for _, l := range fb {
+				counts[l[:strings.IndexByte(l, '(')]]++
+			}
+			for _, op := range c.ops {
+				if counts[op] == 0 {
+					t.Errorf("no %s among the ops on the CPU: %v", op, fb)
+				}
+			}
+			if len(counts) != len(c.ops) {
+				t.Errorf("ops on the CPU: %v, want only %v", fb, c.ops)
+			}
+			if len(logged) == 0 || !strings.Contains(logged[0], "run on the CPU") {
+				t.Errorf("log %q: want a line listing the ops on the CPU", logged)
+			}
+		})
+	}
+}
+
+// TestDeviceFallback runs a graph whose middle op the GPU cannot run (a
+// Transpose of rank 7: the kernels index at most 6 axes) on the fake GPU:
+// that op runs on the CPU between GPU ops, the result is the CPU's.
+func TestDeviceFallback(t *testing.T) {
+	shape := []int{2, 1, 3, 2, 1, 2, 3}
+	m := ot.Model{
+		Opset:  13,
+		Inputs: []ot.Value{{Name: "x", Dims: dims(shape)}},
+		Nodes: []ot.Node{
+			{Name: "r1", Op: "Relu", In: []string{"x"}, Out: []string{"a"}},
+			{Name: "t", Op: "Transpose", In: []string{"a"}, Out: []string{"b"}, Attrs: []ot.Attr{ot.Ints("perm", 6, 0, 5, 1, 4, 2, 3)}},
+			{Name: "s", Op: "Sigmoid", In: []string{"b"}, Out: []string{"y"}},
+		},
+		Outputs: []ot.Value{{Name: "y", Dims: dims([]int{3, 2, 2, 1, 1, 3, 2})}},
+	}
+	cpu, err := LoadBytes(m.Bytes(), t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, lib := fakeOptions(t, "cuda")
+	gpu, err := LoadBytesWith(m.Bytes(), t.Name(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.Close()
+	if fb := gpu.DeviceFallbacks(); len(fb) != 1 || fb[0] != "Transpose(t)" {
+		t.Errorf("ops on the CPU: %v, want [Transpose(t)]", fb)
+	}
+	x := seq(numel(shape), 0.25)
+	want := run1(t, cpu, tensor.New(tensor.WithShape(shape...), tensor.WithBacking(x)))
+	var got []float32
+	htod, dtoh := copies(t, lib, func() { got = run1(t, gpu, tensor.New(tensor.WithShape(shape...), tensor.WithBacking(x))) })
+	if err := closeTo(got, want, 1e-6); err != nil {
+		t.Error(err)
+	}
+	// The input, and the Transpose's output back; the Relu's output to
+	// the host, and the graph's output.
+	if htod != 2 || dtoh != 2 {
+		t.Errorf("%d copies to the device and %d back, want 2 and 2", htod, dtoh)
+	}
 }

@@ -75,6 +75,10 @@ type LoadOptions struct {
 	Device string
 	// CUDA selects the driver library and the GPU for the cuda device.
 	CUDA cuda.Config
+	// CPUOps names ONNX operators whose ops run on the CPU even on a
+	// device that implements them, with copies to and from it (to rule out
+	// a device kernel when results differ).
+	CPUOps []string
 	// Logf, if not nil, receives a line for each device event worth
 	// knowing: a fallback to the CPU, ops that run on the CPU.
 	Logf func(format string, args ...any)
