@@ -18,9 +18,10 @@ build:
 
 # The test command CI runs (.ci/run): every package in -short mode, the
 # portable (no assembly) nn kernels and MR warp, the GPU build (-tags gpu:
-# the CUDA kernels, then whole models, amt infer -device cuda and the error
-# paths, through the fake driver built with the C compiler; the PTX check
-# needs clang-14), then the golden checks in full — all five models against
+# the CUDA kernels, then whole models, amt infer -device cuda, the error
+# paths and a 20-image sweep with sut.device: cuda, through the fake driver
+# built with the C compiler; the PTX check needs clang-14), then the golden
+# checks in full — all five models against
 # ONNX Runtime at batch 1 and batched, the 191 ONNX fixtures, and
 # SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs.
 test:
@@ -29,7 +30,7 @@ test:
 	$(GO) test -short -timeout 14m ./...
 	$(GO) test -short -tags noasm ./nn/kernels ./mr
 	$(GO) test -tags gpu ./nn/cuda
-	$(GO) test -tags gpu -run 'Device|GPU' ./nn ./cmd/amt
+	$(GO) test -tags gpu -run 'Device|GPU' ./nn ./features ./cmd/amt
 	$(GO) test -timeout 14m -run 'Golden|Manifest' ./nn ./sut ./experiments
 
 # amt vs ONNX Runtime side by side: ms/img per model and the ratio amt/ORT.

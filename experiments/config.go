@@ -61,6 +61,10 @@ type Config struct {
 	// when it exists and saves it afterwards (the paper's "load existing
 	// or initialise new bandit", for continuous integration).
 	State string
+	// Logf, when set, receives device events: a model moving from a GPU
+	// to the CPU, ops running on the CPU (see nn.LoadOptions). It is not
+	// read from the file.
+	Logf func(format string, args ...any)
 
 	pos map[string]pos
 }
@@ -81,6 +85,9 @@ type SUTConfig struct {
 	Mean, Std               [3]float64
 	// BatchSize caps the images per model run (0 = whole batches).
 	BatchSize int
+	// Device is where the model runs: cpu, cuda or cuda,cpu (see
+	// nn.LoadOptions).
+	Device string
 	// Detection holds the detector's post-processing and the verdict
 	// threshold (case_study detection only).
 	Detection DetectionConfig
@@ -105,8 +112,9 @@ type DetectionConfig struct {
 
 // FeaturesConfig is the context feature extractor.
 type FeaturesConfig struct {
-	Kind  string // model, phash or none
-	Model string // resolved path (kind model)
+	Kind   string // model, phash or none
+	Model  string // resolved path (kind model)
+	Device string // where the model runs (kind model): cpu, cuda or cuda,cpu
 }
 
 // AgentSpec is one agent of an experiment: a bandit agent name, options,

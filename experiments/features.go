@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"github.com/amt-dev/amt/features"
+	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -21,20 +22,21 @@ func (constExtractor) Extract(imgs []rgb.Image) ([][]float32, error) {
 }
 
 // newExtractorFactory returns a constructor of the configured feature
-// extractor (one per goroutine); it builds one right away so that a bad
-// model fails before any long work.
-func newExtractorFactory(cfg *Config) (func() (extractor, error), error) {
+// extractor (one per goroutine) and its device's part of the cache key
+// (see deviceKey); it builds one right away so that a bad model fails
+// before any long work.
+func newExtractorFactory(cfg *Config) (func() (extractor, error), string, error) {
 	switch cfg.Features.Kind {
 	case "none":
-		return func() (extractor, error) { return constExtractor{}, nil }, nil
+		return func() (extractor, error) { return constExtractor{}, nil }, "", nil
 	case "phash":
-		return func() (extractor, error) { return features.PHash{}, nil }, nil
+		return func() (extractor, error) { return features.PHash{}, nil }, "", nil
 	case "model":
-		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{})
+		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{Load: nn.LoadOptions{Device: cfg.Features.Device, Logf: cfg.Logf}})
 		if err != nil {
-			return nil, cfg.errAt("features.model", "%w", err)
+			return nil, "", cfg.errAt("features.model", "%w", err)
 		}
-		return func() (extractor, error) { return m.Clone(), nil }, nil
+		return func() (extractor, error) { return m.Clone(), nil }, deviceKey(m), nil
 	}
-	return nil, cfg.errAt("features.kind", "unknown kind %q", cfg.Features.Kind)
+	return nil, "", cfg.errAt("features.kind", "unknown kind %q", cfg.Features.Kind)
 }

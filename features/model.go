@@ -129,6 +129,9 @@ func (x *Model) Clone() *Model {
 	return &Model{m: x.m.Clone(), pre: x.pre, dim: x.dim, batch: x.batch}
 }
 
+// Device says where the model runs (nn.Model.Device).
+func (x *Model) Device() string { return x.m.Device() }
+
 // Dim returns the model's number of output features.
 func (x *Model) Dim() int { return x.dim }
 

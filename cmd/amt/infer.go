@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gorgonia.org/tensor"
 
@@ -72,9 +73,7 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 	if b == 0 || b > n {
 		b = n
 	}
-	m, err := nn.LoadWith(*model, nn.LoadOptions{MaxBytes: int64(maxMem), Batch: b, Device: *device, Logf: func(format string, args ...any) {
-		fmt.Fprintf(env.stderr, "infer: "+format+"\n", args...)
-	}})
+	m, err := nn.LoadWith(*model, nn.LoadOptions{MaxBytes: int64(maxMem), Batch: b, Device: *device, Logf: stderrLog(env, "infer")})
 	if err != nil {
 		return fmt.Errorf("infer: %w", err)
 	}
@@ -222,4 +221,15 @@ func (s byteSize) String() string {
 		}
 	}
 	return strconv.FormatInt(int64(s), 10)
+}
+
+// stderrLog returns a logger of device events (nn.LoadOptions.Logf) that
+// writes lines to stderr, prefixed with the command's name.
+func stderrLog(env *cliEnv, cmd string) func(format string, args ...any) {
+	var mu sync.Mutex // sweep workers log concurrently
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(env.stderr, cmd+": "+format+"\n", args...)
+	}
 }

@@ -23,6 +23,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	cfg.Logf = stderrLog(env, "run")
 	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
 		return err
