@@ -62,8 +62,21 @@ type cudaAccel struct {
 }
 
 // cudaSplit holds a whole batch of inputs and outputs on the device for a
-// model of fixed batch 1 that runs it image by image.
+// model of fixed batch 1 that runs it image by image (nil for a constant
+// output).
 type cudaSplit struct{ in, out []*cuda.Buffer }
+
+func (s *cudaSplit) free() error {
+	var first error
+	for _, b := range append(s.in, s.out...) {
+		if b != nil {
+			if err := b.Free(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
 
 func openCUDA(cfg cuda.Config, logf func(string, ...any), cpuOps []string) (accel, error) {
 	d, err := cuda.Open(cfg)
@@ -101,9 +114,7 @@ func (a *cudaAccel) close() error {
 		keep(inst.free())
 	}
 	for _, s := range a.split {
-		for _, b := range append(s.in, s.out...) {
-			keep(b.Free())
-		}
+		keep(s.free())
 	}
 	a.insts, a.split = nil, nil
 	keep(a.sh.release())
@@ -177,7 +188,10 @@ func (a *cudaAccel) run(m *Model, inputs []*tensor.Dense, batch int, split bool)
 		if len(o.shape) == 0 || o.shape[0] != 1 {
 			return nil, fmt.Errorf("cannot run the model image by image on %d images: output %q has shape %v, not [1,…]", batch, m.p.outputs[k].Name, o.shape)
 		}
-		outs[k] = cudaOut{buf: s.out[k], c: o.c, shape: o.shape}
+		outs[k] = cudaOut{c: o.c, shape: o.shape}
+		if o.buf != nil {
+			outs[k].buf = s.out[k]
+		}
 	}
 	for i := 0; i < batch; i++ {
 		for k, b := range inst.in {
@@ -226,19 +240,17 @@ func (a *cudaAccel) splitBuffers(inst *cudaInst, n int) (*cudaSplit, error) {
 		if err != nil {
 			break
 		}
-		per := len(o.c)
-		if o.buf != nil {
-			per = o.buf.Len()
+		if o.buf == nil { // a constant, repeated on the host
+			s.out = append(s.out, nil)
+			continue
 		}
 		var x *cuda.Buffer
-		if x, err = alloc(per); err == nil {
+		if x, err = alloc(o.buf.Len()); err == nil {
 			s.out = append(s.out, x)
 		}
 	}
 	if err != nil {
-		for _, b := range append(s.in, s.out...) {
-			b.Free()
-		}
+		s.free()
 		return nil, err
 	}
 	a.split[n] = s

@@ -485,3 +485,49 @@ func TestDeviceFallback(t *testing.T) {
 		t.Errorf("%d copies to the device and %d back, want 2 and 2", htod, dtoh)
 	}
 }
+
+// TestDeviceOutputs covers graph outputs that are no op's: a constant and
+// the graph input itself, beside a computed one, in a model of fixed batch
+// 1 run on one image and on a batch of three (image by image on the
+// device), against the CPU.
+func TestDeviceOutputs(t *testing.T) {
+	m := ot.Model{
+		Opset:  13,
+		Inputs: []ot.Value{{Name: "x", Dims: dims([]int{1, 4})}},
+		Nodes: []ot.Node{
+			{Name: "r", Op: "Relu", In: []string{"x"}, Out: []string{"y"}},
+			{Name: "c", Op: "Constant", Out: []string{"c"}, Attrs: []ot.Attr{ot.TensorAttr("value", ot.F32("", []int64{1, 2}, 7, -8))}},
+			{Name: "i", Op: "Identity", In: []string{"x"}, Out: []string{"z"}},
+		},
+		Outputs: []ot.Value{{Name: "y", Dims: dims([]int{1, 4})}, {Name: "c", Dims: dims([]int{1, 2})}, {Name: "z", Dims: dims([]int{1, 4})}},
+	}
+	cpu, err := LoadBytes(m.Bytes(), t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := fakeOptions(t, "cuda")
+	gpu, err := LoadBytesWith(m.Bytes(), t.Name(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.Close()
+	for _, n := range []int{1, 3} {
+		x := seq(4*n, 1)
+		want, err := cpu.Run(tensor.New(tensor.WithShape(n, 4), tensor.WithBacking(x)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := gpu.Run(tensor.New(tensor.WithShape(n, 4), tensor.WithBacking(x)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if !got[k].Shape().Eq(want[k].Shape()) {
+				t.Errorf("batch %d output %d: shape %v, the CPU's %v", n, k, got[k].Shape(), want[k].Shape())
+			}
+			if err := closeTo(got[k].Data().([]float32), want[k].Data().([]float32), 0); err != nil {
+				t.Errorf("batch %d output %d: %v", n, k, err)
+			}
+		}
+	}
+}
