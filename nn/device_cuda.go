@@ -455,15 +455,15 @@ func newCUDAInst(d *cuda.Device, p *program, key int, cpuOps []string) (_ *cudaI
 			}
 		}
 		var run func() error
-		err := errNoDeviceOp
+		derr := errNoDeviceOp
 		if !slices.Contains(cpuOps, r.optype) {
-			run, err = ci.deviceOp(r, ins, bufs[o])
+			run, derr = ci.deviceOp(r, ins, bufs[o])
 		}
 		var cerr *cuda.Error
 		switch {
-		case errors.As(err, &cerr):
-			return nil, fmt.Errorf("%s: %w", r.op.label, err)
-		case err != nil:
+		case errors.As(derr, &cerr):
+			return nil, fmt.Errorf("%s: %w", r.op.label, derr)
+		case derr != nil:
 			ci.fallbacks = append(ci.fallbacks, r.op.label)
 			run = ci.cpuOp(r, ins, bufs[o])
 		}
