@@ -35,24 +35,68 @@ func fakeOptions(t *testing.T, device string) (LoadOptions, string) {
 	return LoadOptions{Device: device, CUDA: cuda.Config{Lib: lib}, Logf: t.Logf}, lib
 }
 
-// copies counts the host↔device copies of f.
+// testDevice is a GPU the tests run on: the fake (lib is its library, for
+// its counters) or the machine's own (lib "").
+type testDevice struct {
+	opts LoadOptions
+	lib  string
+}
+
+// forEachDevice runs f on the fake GPU and on the machine's GPU; the
+// latter skips where libcuda.so.1 does not open a GPU, unless AMT_GPU=1,
+// which makes that a failure.
+func forEachDevice(t *testing.T, f func(t *testing.T, d testDevice)) {
+	t.Run("fake", func(t *testing.T) {
+		opts, lib := fakeOptions(t, "cuda")
+		f(t, testDevice{opts, lib})
+	})
+	t.Run("gpu", func(t *testing.T) {
+		cfg := cuda.Config{Lib: "libcuda.so.1"}
+		d, err := cuda.Open(cfg)
+		if err != nil {
+			if os.Getenv("AMT_GPU") == "1" {
+				t.Fatalf("AMT_GPU=1 but no GPU can be opened: %v", err)
+			}
+			if !cuda.Unavailable(err) {
+				t.Fatalf("opening the GPU: %v", err)
+			}
+			t.Skipf("no GPU: %v", err)
+		}
+		t.Logf("GPU: %v", d)
+		d.Close()
+		f(t, testDevice{LoadOptions{Device: "cuda", CUDA: cfg, Logf: t.Logf}, ""})
+	})
+}
+
+// copies counts the host↔device copies of f through the fake driver lib;
+// with lib "" (a real GPU, which has no counters) it runs f and returns
+// -1, -1.
 func copies(t *testing.T, lib string, f func()) (htod, dtoh int64) {
 	t.Helper()
+	if lib == "" {
+		f()
+		return -1, -1
+	}
 	h0, d0 := fakecuda.Stat(t, lib, "htod_calls"), fakecuda.Stat(t, lib, "dtoh_calls")
 	f()
 	return fakecuda.Stat(t, lib, "htod_calls") - h0, fakecuda.Stat(t, lib, "dtoh_calls") - d0
 }
 
-// TestDeviceGoldenModels runs every shipped model on the fake GPU: each
-// output within 1e-4·max(1,|want|) of the CPU engine's and of ONNX
-// Runtime's, for images alone (batch 1) and all golden images as one
-// batch, with exactly one copy to the device per input and one back per
-// output for each batch, and no op left on the CPU. Short mode runs the
-// first image alone and one yolov3-tiny image.
+// TestDeviceGoldenModels runs every shipped model on the fake GPU (and on
+// the machine's, if any): each output within 1e-4·max(1,|want|) of the CPU
+// engine's and of ONNX Runtime's, for images alone (batch 1) and all
+// golden images as one batch, with exactly one copy to the device per
+// input and one back per output for each batch (counted by the fake), and
+// no op left on the CPU. Short mode runs the first image alone and one
+// yolov3-tiny image.
 func TestDeviceGoldenModels(t *testing.T) {
+	forEachDevice(t, testGoldenModels)
+}
+
+func testGoldenModels(t *testing.T, dev testDevice) {
 	golden := sharedpath.ForTest(t, "golden")
 	assets := sharedpath.ForTest(t, "assets")
-	opts, lib := fakeOptions(t, "cuda")
+	opts, lib := dev.opts, dev.lib
 	type pair struct{ cpu, gpu *Model }
 	models := map[string]pair{}
 	defer func() {
@@ -107,7 +151,7 @@ func TestDeviceGoldenModels(t *testing.T) {
 						t.Fatalf("%s: %v", label, err)
 					}
 				})
-				if htod != 1 || dtoh != int64(len(gpuOuts)) {
+				if lib != "" && (htod != 1 || dtoh != int64(len(gpuOuts))) {
 					t.Errorf("%s: %d copies to the device and %d back, want 1 and %d", label, htod, dtoh, len(gpuOuts))
 				}
 				off := 0
@@ -286,34 +330,6 @@ func TestDeviceErrors(t *testing.T) {
 	}
 }
 
-// TestDeviceRealGPU runs ResNet-20's golden images on the machine's GPU
-// when there is one (AMT_GPU=1 makes its absence a failure).
-func TestDeviceRealGPU(t *testing.T) {
-	golden := sharedpath.ForTest(t, "golden")
-	assets := sharedpath.ForTest(t, "assets")
-	m, err := LoadWith(filepath.Join(assets, "models", "cifar10_resnet20.onnx"), LoadOptions{Device: "cuda", CUDA: cuda.Config{Lib: "libcuda.so.1"}, Logf: t.Logf})
-	if err != nil {
-		if os.Getenv("AMT_GPU") == "1" {
-			t.Fatalf("AMT_GPU=1 but the model cannot be loaded on a GPU: %v", err)
-		}
-		if !cuda.Unavailable(err) {
-			t.Fatal(err)
-		}
-		t.Skipf("no GPU: %v", err)
-	}
-	defer m.Close()
-	t.Logf("device: %s", m.Device())
-	in := goldentest.ReadF32(t, filepath.Join(golden, "onnx", "cifar10_resnet20_input.f32"))
-	want := goldentest.ReadF32(t, filepath.Join(golden, "onnx", "cifar10_resnet20_output.f32"))
-	outs, err := m.Run(tensor.New(tensor.WithShape(8, 3, 32, 32), tensor.WithBacking(in)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := closeTo(outs[0].Data().([]float32), want, 1e-4); err != nil {
-		t.Error(err)
-	}
-}
-
 // gpuOperators are the operators with a GPU implementation: a fixture
 // using only these must run entirely on the device. (Operators the GPU
 // does not implement run on the CPU inside the device's graph.)
@@ -327,12 +343,17 @@ var gpuOperators = []string{
 }
 
 // TestDeviceManifest runs the ONNX fixtures of testdata/models on the fake
-// GPU against ONNX Runtime's outputs, as TestManifestModels does on the
-// CPU, and reports how many ran entirely on the device and which ops ran
-// on the CPU; a fixture using only gpuOperators must have none.
+// GPU (and on the machine's, if any) against ONNX Runtime's outputs, as
+// TestManifestModels does on the CPU, and reports how many ran entirely on
+// the device and which ops ran on the CPU; a fixture using only
+// gpuOperators must have none.
 func TestDeviceManifest(t *testing.T) {
+	forEachDevice(t, testManifest)
+}
+
+func testManifest(t *testing.T, dev testDevice) {
 	dir, entries := readManifest(t)
-	opts, _ := fakeOptions(t, "cuda")
+	opts := dev.opts
 	opts.Logf = nil
 	onDevice := 0
 	fallbacks := map[string]int{} // operator → fixtures
