@@ -27,6 +27,8 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/amt-dev/amt/internal/atomicfile"
 )
 
 // Variants of the fake: Default switches fibers with amt_fiber_swap
@@ -112,15 +114,15 @@ func Build(variant string) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
-	// Build beside it and rename, so that concurrent test processes never
-	// load a half-written library.
-	tmp, err := os.CreateTemp(out, "build-*.so")
+	// Build in a directory of its own, then write the library in place
+	// atomically, so that concurrent test processes never load a
+	// half-written one.
+	tmp, err := os.MkdirTemp("", "amt-fakecuda-build-")
 	if err != nil {
 		return "", err
 	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	cmd := exec.Command(cc, append(args[:len(args):len(args)], "-o", tmp.Name())...)
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command(cc, append(args[:len(args):len(args)], "-o", filepath.Join(tmp, "libcuda.so.1"))...)
 	msg, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, msg)
@@ -128,7 +130,11 @@ func Build(variant string) (string, error) {
 	if len(msg) > 0 {
 		return "", fmt.Errorf("%s warns:\n%s", strings.Join(cmd.Args, " "), msg)
 	}
-	if err := os.Rename(tmp.Name(), lib); err != nil {
+	b, err := os.ReadFile(filepath.Join(tmp, "libcuda.so.1"))
+	if err != nil {
+		return "", err
+	}
+	if err := atomicfile.WriteFile(lib, b, 0o755); err != nil {
 		return "", err
 	}
 	return lib, nil
