@@ -230,7 +230,7 @@ type devUnary struct {
 // unaryOps are the element-wise operators without attributes a device
 // may implement, whose functions unaryOp alone determines.
 var unaryOps = map[string]bool{
-	"Abs": true, "Ceil": true, "Exp": true, "Floor": true, "HardSwish": true, "Log": true, "Neg": true,
+	"Abs": true, "Ceil": true, "Exp": true, "Floor": true, "Log": true, "Neg": true,
 	"Reciprocal": true, "Relu": true, "Sigmoid": true, "Sqrt": true, "Tanh": true,
 }
 
@@ -289,10 +289,14 @@ type devGemm struct {
 }
 
 // devMatMul is len(offA) products of m×k and k×n matrices of inputs 0 and
-// 1 starting at the given offsets, into consecutive m×n matrices.
+// 1 starting at the given offsets, into consecutive m×n matrices, each
+// plus the bias row (n values, when not nil) and, with res, input 2 (a
+// residual of the output's shape).
 type devMatMul struct {
 	m, n, k    int
 	offA, offB []int
+	bias       []float32
+	res        bool
 }
 
 func (devConv) devOp()      {}

@@ -58,6 +58,11 @@ type cudaAccel struct {
 	split  map[int]*cudaSplit // by batch size, for models of fixed batch 1
 	fb     []string           // ops running on the CPU, in order of discovery
 	fbSeen map[string]bool
+	// why says why each op in fb runs on the CPU: errNoDeviceOp (no
+	// description, or one of a kind or size the GPU does not implement),
+	// errCPUOp (LoadOptions.CPUOps), or the device's refusal of the
+	// description's parameters.
+	why    map[string]error
 	closed bool
 }
 
@@ -87,7 +92,8 @@ func openCUDA(cfg cuda.Config, logf func(string, ...any), cpuOps []string) (acce
 }
 
 func newCUDAAccel(sh *cudaShared, logf func(string, ...any), cpuOps []string) *cudaAccel {
-	return &cudaAccel{sh: sh, logf: logf, cpuOps: cpuOps, insts: map[int]*cudaInst{}, split: map[int]*cudaSplit{}, fbSeen: map[string]bool{}}
+	return &cudaAccel{sh: sh, logf: logf, cpuOps: cpuOps, insts: map[int]*cudaInst{}, split: map[int]*cudaSplit{},
+		fbSeen: map[string]bool{}, why: map[string]error{}}
 }
 
 func (a *cudaAccel) String() string { return "cuda: " + a.sh.d.String() }
@@ -139,9 +145,10 @@ func (a *cudaAccel) instance(m *Model, key int) (*cudaInst, error) {
 		return nil, err
 	}
 	var fresh []string
-	for _, l := range inst.fallbacks {
+	for k, l := range inst.fallbacks {
 		if !a.fbSeen[l] {
 			a.fbSeen[l] = true
+			a.why[l] = inst.why[k]
 			a.fb = append(a.fb, l)
 			fresh = append(fresh, l)
 		}
@@ -265,6 +272,7 @@ type cudaInst struct {
 	outs      []cudaOut
 	owned     []interface{ Free() error }
 	fallbacks []string // labels of the ops run on the CPU
+	why       []error  // and why (see cudaAccel.why)
 	ops       int      // number of runtime ops
 }
 
@@ -455,7 +463,7 @@ func newCUDAInst(d *cuda.Device, p *program, key int, cpuOps []string) (_ *cudaI
 			}
 		}
 		var run func() error
-		derr := errNoDeviceOp
+		derr := errCPUOp
 		if !slices.Contains(cpuOps, r.optype) {
 			run, derr = ci.deviceOp(r, ins, bufs[o])
 		}
@@ -465,6 +473,7 @@ func newCUDAInst(d *cuda.Device, p *program, key int, cpuOps []string) (_ *cudaI
 			return nil, fmt.Errorf("%s: %w", r.op.label, derr)
 		case derr != nil:
 			ci.fallbacks = append(ci.fallbacks, r.op.label)
+			ci.why = append(ci.why, derr)
 			run = ci.cpuOp(r, ins, bufs[o])
 		}
 		ci.steps = append(ci.steps, cudaStep{label: r.op.label, run: run})
@@ -532,8 +541,12 @@ func (ci *cudaInst) cpuOp(r *opRec, ins []*cuda.Buffer, out *cuda.Buffer) func()
 }
 
 // errNoDeviceOp marks an op that the GPU does not implement as described
-// (it runs on the CPU instead), as opposed to a failure of the GPU.
-var errNoDeviceOp = errors.New("no GPU implementation")
+// (it runs on the CPU instead), as opposed to a failure of the GPU;
+// errCPUOp one kept on the CPU by LoadOptions.CPUOps.
+var (
+	errNoDeviceOp = errors.New("no GPU implementation")
+	errCPUOp      = errors.New("kept on the CPU (LoadOptions.CPUOps)")
+)
 
 // The device's element-wise operators.
 var (
@@ -720,24 +733,68 @@ func (ci *cudaInst) deviceOp(r *opRec, ins []*cuda.Buffer, out *cuda.Buffer) (fu
 		if dv.m > 65535*64 {
 			return nil, errNoDeviceOp
 		}
+		mn := dv.m * dv.n
 		g := cuda.GemmArgs{M: dv.m, N: dv.n, K: dv.k, Alpha: 1, A: ins[0], LDA: dv.k, B: ins[1], LDB: dv.n, Y: out, LDY: dv.n}
+		// The bias and the residual are the C term: the residual (with the
+		// bias added first, as the CPU does) one matrix each, the bias one
+		// row for all.
+		var pre func() error
+		var bias *cuda.Buffer
+		if dv.bias != nil {
+			var err error
+			if bias, err = ci.upload(dv.bias); err != nil {
+				return nil, err
+			}
+		}
+		var c *cuda.Buffer
+		stride := mn
+		switch {
+		case dv.res && bias != nil:
+			res, shape := ins[2], []int{nb * dv.m, dv.n}
+			pre = func() error { return d.Binary(cuda.BinaryAdd, out, res, shape, bias, []int{dv.n}) }
+			c = out
+		case dv.res:
+			c = ins[2]
+		case bias != nil:
+			c, stride = bias, 0
+		}
+		if c != nil {
+			g.C, g.Beta, g.LDCCol = c, 1, 1
+			if stride != 0 {
+				g.LDCRow = dv.n
+			}
+		}
 		sa, oka := progression(dv.offA)
 		sb, okb := progression(dv.offB)
+		var run func() error
 		if oka && okb && nb <= 65535 {
-			g.Batch, g.StrideA, g.StrideB, g.StrideY = nb, sa, sb, dv.m*dv.n
-			return func() error { return d.GemmEx(g) }, nil
+			g.Batch, g.StrideA, g.StrideB, g.StrideY, g.StrideC = nb, sa, sb, mn, stride
+			run = func() error { return d.GemmEx(g) }
+		} else {
+			run = func() error {
+				for i := range nb {
+					gi := g
+					gi.A = ins[0].Slice(dv.offA[i], dv.m*dv.k)
+					gi.B = ins[1].Slice(dv.offB[i], dv.k*dv.n)
+					gi.Y = out.Slice(i*mn, mn)
+					if c != nil && stride != 0 {
+						gi.C = c.Slice(i*mn, mn)
+					}
+					if err := d.GemmEx(gi); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
+		if pre == nil {
+			return run, nil
 		}
 		return func() error {
-			for i := range nb {
-				gi := g
-				gi.A = ins[0].Slice(dv.offA[i], dv.m*dv.k)
-				gi.B = ins[1].Slice(dv.offB[i], dv.k*dv.n)
-				gi.Y = out.Slice(i*dv.m*dv.n, dv.m*dv.n)
-				if err := d.GemmEx(gi); err != nil {
-					return err
-				}
+			if err := pre(); err != nil {
+				return err
 			}
-			return nil
+			return run()
 		}, nil
 	}
 	return nil, errNoDeviceOp

@@ -81,13 +81,13 @@ func hardSwishOp(b *builder, _ *attrs, ins []*value) *value {
 	if x.c != nil && x.c.isInt {
 		fail("integer input is not supported")
 	}
-	return b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
 		const alpha, beta = float32(1.0 / 6), float32(0.5)
 		in := ins[0][:len(out)]
 		for i, v := range in {
 			out[i] = v * max(0, min(1, alpha*v+beta))
 		}
-	})
+	}), devUnary{op: "HardSwish"})
 }
 
 // unaryOp applies f to every element of x; ints: an integer constant is
@@ -273,9 +273,9 @@ func arith(k arithKind) buildFunc {
 			fail("%v", err)
 		}
 		xs, ys := x.shape, y.shape
-		return b.emit(shape, []*value{x, y}, func(out []float32, ins [][]float32) {
+		return b.onDevice(b.emit(shape, []*value{x, y}, func(out []float32, ins [][]float32) {
 			bcastArith(k, out, shape, ins[0], xs, ins[1], ys)
-		})
+		}), devBinary{op: arithNames[k], a: xs, b: ys})
 	})
 }
 
@@ -290,6 +290,9 @@ const (
 )
 
 var arithFuncs = []func(x, y float32) float32{add[float32], sub[float32], mul[float32], div[float32]}
+
+// arithNames are the operators of the arithKinds.
+var arithNames = []string{"Add", "Sub", "Mul", "Div"}
 
 // bcastArith is bcast of an arithmetic operator on float32, a row of the
 // output at a time.
@@ -463,7 +466,7 @@ func (b *builder) softmax(a *attrs, ins []*value, log bool) *value {
 	} else { // coerced to 2-D [outer, n]
 		outer, n, inner = numel(x.shape[:ax]), numel(x.shape[ax:]), 1
 	}
-	return b.onDevice(b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
+	v := b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
 		in := ins[0]
 		if inner == 1 {
 			parallelRows(outer, n, func(o0, o1 int) {
@@ -501,7 +504,11 @@ func (b *builder) softmax(a *attrs, ins []*value, log bool) *value {
 				}
 			}
 		}
-	}), devSoftmax{outer, n, inner})
+	})
+	if !log {
+		b.onDevice(v, devSoftmax{outer, n, inner})
+	}
+	return v
 }
 
 // softmaxRow writes the softmax (or, with log, the log-softmax) of in to
