@@ -324,4 +324,15 @@ func TestConfigDevice(t *testing.T) {
 	if cfg.SUT.Device != "cuda,cpu" || cfg.Features.Device != "cuda" {
 		t.Errorf("devices %q, %q, want cuda,cpu, cuda", cfg.SUT.Device, cfg.Features.Device)
 	}
+	// Strict errors: an unknown device, and features.device without a
+	// feature model.
+	for _, c := range []struct{ from, to, want string }{
+		{"  input_size: 224\n", "  input_size: 224\n  device: cud\n", `sut.device: "cud" is not one of cpu, cuda, cuda,cpu; did you mean "cuda"?`},
+		{"kind: none", "kind: none\n  device: cuda", "features.device: only when features.kind is model"},
+	} {
+		_, err := parseConfig([]byte(strings.Replace(baseConfig, c.from, c.to, 1)), "exp/test.yaml", assets)
+		if err == nil || !strings.HasPrefix(err.Error(), "exp/test.yaml:") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want exp/test.yaml:LINE:COL: %s", err, c.want)
+		}
+	}
 }
