@@ -19,6 +19,9 @@ import (
 // the CPU and once with sut.device: cuda through the fake CUDA driver,
 // gives byte-identical verdict tables; each image goes to the GPU with its
 // follow-ups as one batch of 60 (one copy of the logits back per image).
+// A third sweep, with sut.device: cuda,cpu and a kernel made to fail
+// part-way, says so on stderr (a line per worker) and gives the same table
+// (the failed batches and the images after them run on the CPU).
 func TestSweepDevice(t *testing.T) {
 	assets := sharedpath.ForTest(t, "assets")
 	t.Setenv("AMT_ASSETS", assets)
@@ -28,7 +31,13 @@ func TestSweepDevice(t *testing.T) {
 	t.Setenv("AMT_CUDA_LIB", lib)
 	const images = 20
 	tables := map[string][]byte{}
-	for _, device := range []string{"cpu", "cuda"} {
+	for _, device := range []string{"cpu", "cuda", "cuda,cpu"} {
+		fakecuda.Set(t, lib, "reset", 0)
+		if device == "cuda,cpu" {
+			// ResNet-20 launches a few dozen kernels per batch: the
+			// 300th falls a few images into the sweep.
+			fakecuda.Set(t, lib, "fail_launch", 300)
+		}
 		dir := t.TempDir()
 		out := filepath.Join(dir, "results")
 		cfg := filepath.Join(dir, "sweep.yaml")
@@ -36,7 +45,7 @@ func TestSweepDevice(t *testing.T) {
 case_study: classification
 mode: replay
 data: {format: cifar10, path: cifar10/test_batch_first1017.bin, limit: %d}
-sut: {model: models/cifar10_resnet20.onnx, input_size: 32, device: %s}
+sut: {model: models/cifar10_resnet20.onnx, input_size: 32, device: %q}
 features: {kind: phash}
 action_set: hierarchical
 agents: [random]
@@ -63,6 +72,22 @@ cache: %s
 				t.Errorf("stderr mentions the CPU: %s", stderr)
 			}
 		}
+		if device == "cuda,cpu" {
+			if fakecuda.Stat(t, lib, "dtoh_calls")-d0 == 0 {
+				t.Error("no image ran on the GPU before the failure")
+			}
+			// The failure is sticky, as on a GPU: the context fails every
+			// call after it, so each worker's model says so once.
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if len(lines) > 2 {
+				t.Errorf("stderr has %d lines, want one per worker (2 at most):\n%s", len(lines), stderr)
+			}
+			for _, l := range lines {
+				if !strings.Contains(l, "CUDA_ERROR_LAUNCH_FAILED") || !strings.Contains(l, "running on the CPU from now on") {
+					t.Errorf("stderr line %q: want it to say the launch failed and the model runs on the CPU from now on", l)
+				}
+			}
+		}
 		b, err := os.ReadFile(filepath.Join(out, "sweep.csv"))
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +97,9 @@ cache: %s
 		}
 		tables[device] = b
 	}
-	if !bytes.Equal(tables["cpu"], tables["cuda"]) {
-		t.Error("the verdict tables of sut.device cpu and cuda differ")
+	for _, device := range []string{"cuda", "cuda,cpu"} {
+		if !bytes.Equal(tables["cpu"], tables[device]) {
+			t.Errorf("the verdict tables of sut.device cpu and %s differ", device)
+		}
 	}
 }
