@@ -109,7 +109,7 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		return nil, cfg.errAt("iterations", "%d is more than passes × images = %d × %d", cfg.Iterations, cfg.Passes, n)
 	}
 
-	model, err := loadChecked(cfg, sutKey, cfg.SUT.Model, cfg.SUT.InputWidth, cfg.SUT.InputHeight)
+	model, err := loadChecked(cfg, sutKey, cfg.SUT.Model, cfg.SUT.Device, cfg.SUT.InputWidth, cfg.SUT.InputHeight)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,8 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 	if e.study, err = newStudy(cfg, model, src); err != nil {
 		return nil, err
 	}
-	if e.newExt, err = newExtractorFactory(cfg); err != nil {
+	var featDevice string
+	if e.newExt, featDevice, err = newExtractorFactory(cfg); err != nil {
 		return nil, err
 	}
 
@@ -160,7 +161,16 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 	for _, v := range e.sweepVariants {
 		keys = append(keys, v.Key())
 	}
+	// A model on a GPU rounds differently from the CPU in the last bits,
+	// which may flip a near tie: its tables are cached apart. (On the CPU
+	// the keys are what they were before GPUs.)
 	e.verdictKey = e.study.cacheKey(e.modelHash, e.dataHash, cfg.Data.Format, keys)
+	if d := deviceKey(model); d != "" {
+		e.verdictKey = struct {
+			Key    any
+			Device string
+		}{e.verdictKey, d}
+	}
 	e.featureKey = struct {
 		Version            int
 		Data, Format, Kind string
@@ -169,7 +179,8 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		// for the graph output, which leaves the keys of caches made
 		// before the setting existed unchanged.
 		Output string `json:",omitempty"`
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash, cfg.Features.Output}
+		Device string `json:",omitempty"`
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash, cfg.Features.Output, featDevice}
 	// The results' identity: the configuration's bytes and the names of
 	// the sweep's two cache tables (which cover every input file's content).
 	vdir, err := cacheDir("", "verdicts", e.verdictKey)
@@ -188,9 +199,19 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 // applied).
 func (e *Experiment) Images() int { return e.src.Len() }
 
-// loadChecked loads an ONNX model whose first input must be [N, 3, h, w].
-func loadChecked(cfg *Config, key, path string, w, h int) (*nn.Model, error) {
-	m, err := nn.Load(path)
+// deviceKey is the device part of a cache key: "" on the CPU, "cuda" on a
+// GPU.
+func deviceKey(m interface{ Device() string }) string {
+	if m.Device() == "cpu" {
+		return ""
+	}
+	return "cuda"
+}
+
+// loadChecked loads an ONNX model whose first input must be [N, 3, h, w]
+// on a device.
+func loadChecked(cfg *Config, key, path, device string, w, h int) (*nn.Model, error) {
+	m, err := nn.LoadWith(path, nn.LoadOptions{Device: device, Logf: cfg.Logf})
 	if err != nil {
 		return nil, cfg.errAt(key+".model", "%w", err)
 	}

@@ -42,6 +42,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err := setMaxPixels(cfg, *maxPixels); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	cfg.Logf = stderrLog(env, "run")
 	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
 		return err

@@ -49,6 +49,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if *workers >= 0 {
 		cfg.Workers = *workers
 	}
+	cfg.Logf = stderrLog(env, "sweep")
 	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
 		return err
