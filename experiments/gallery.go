@@ -30,6 +30,34 @@ const (
 	galleryBoxes = 12
 )
 
+// galleryLog returns the log of the violations the gallery of amt run
+// shows, those of the first agent's (i == 0) first seed, adding it to
+// o.Trace; nil when agent i draws none.
+func (e *Experiment) galleryLog(i int, o *SeedsOptions) *violationLog {
+	cfg := e.Config
+	if i != 0 || cfg.Gallery <= 0 {
+		return nil
+	}
+	l := &violationLog{sc: cfg.Scenario, perMR: cfg.Gallery, seed: &cfg.Seeds[0]}
+	if t := o.Trace; t != nil {
+		o.Trace = func(seed uint64, s Step) { l.add(seed, s); t(seed, s) }
+	} else {
+		o.Trace = l.add
+	}
+	return l
+}
+
+// drawRunGallery draws the gallery of an amt run from l (nil: nothing).
+func (e *Experiment) drawRunGallery(ctx context.Context, agent string, l *violationLog) error {
+	if l == nil {
+		return nil
+	}
+	if err := e.fillIDs(l.out); err != nil {
+		return err
+	}
+	return e.drawGallery(ctx, agent, l.out, fmt.Sprintf("seed %d", e.Config.Seeds[0]))
+}
+
 // drawGallery draws the first Config.Gallery violations of each relation
 // in vs (in scenario order) into Output/gallery/<agent>/<mr>.png, one sheet
 // per relation, and removes the agent's sheets of relations without

@@ -31,6 +31,9 @@ type command struct {
 // cliEnv carries the process's standard streams so commands can be tested.
 type cliEnv struct {
 	stdout, stderr io.Writer
+	// usageShown records that a command printed its usage: the error it
+	// returns is a usage error (exit status 2).
+	usageShown bool
 }
 
 // commands lists every subcommand in the order "amt help" prints them.
@@ -40,6 +43,7 @@ func commands() []command {
 		{"sweep", "compute (or export) the exhaustive verdict table of an experiment", cmdSweep},
 		{"check", "metamorphic test gate for model CI: a budgeted session, pass/fail conditions, JUnit and a gallery (exit 0 pass, 1 fail, 2 error)", cmdCheck},
 		{"tune", "choose agents' options on tuning seeds, then run them on the evaluation seeds", cmdTune},
+		{"slurm", "write (and submit) a Slurm job that shards an experiment over a cluster", cmdSlurm},
 		{"replay", "run bandit agents against a precomputed verdict table (seconds, not hours)", cmdReplay},
 		{"plot", "redraw an experiment's figures and tables from its saved results", cmdPlot},
 		{"ope", "off-policy evaluation of logged bandit decisions", cmdOPE},
@@ -57,7 +61,7 @@ const version = "0.1.0-dev"
 
 func cmdVersion(_ context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 {
-		return fmt.Errorf("version takes no arguments, got %q", args)
+		return usagef("version takes no arguments, got %q", args)
 	}
 	_, err := fmt.Fprintln(env.stdout, "amt", version)
 	return err
@@ -75,6 +79,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  help       print this list")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "amt <command> -h" for a command's flags.`)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failure, 2 usage or configuration error.")
 }
 
 // errUsage marks an error already explained by printed usage.
@@ -100,11 +106,14 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
+			if err != nil && env.usageShown {
+				err = usageError{err}
+			}
 			return err
 		}
 	}
 	usage(env.stderr)
-	return fmt.Errorf("unknown command %q", name)
+	return usagef("unknown command %q", name)
 }
 
 // stopGrace is how long amt may take to stop after SIGINT or SIGTERM
@@ -140,12 +149,7 @@ func main() {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "amt:", err)
 		}
-		// Exit status 1, the command's own (amt check: 2 for errors), or
-		// 128 + the signal that stopped it.
-		code := 1
-		if es := (*exitStatusError)(nil); errors.As(err, &es) {
-			code = es.code
-		}
+		code := exitCode(err)
 		select {
 		case s := <-caught:
 			code = 128 + int(s)
@@ -161,6 +165,7 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("amt "+name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
+		env.usageShown = true
 		fmt.Fprintf(env.stderr, "Usage: amt %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}

@@ -50,7 +50,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("replay: unexpected arguments %q", fs.Args())
+		return usagef("replay: unexpected arguments %q", fs.Args())
 	}
 	for _, f := range []struct{ name, v string }{{"verdicts", *verdicts}, {"features", *feats}, {"agent", *agent}, {"out", *out}} {
 		if f.v == "" {
@@ -60,25 +60,25 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// Check everything before any work, so nothing is written on an error.
 	if *passes < 1 || *iters < 0 || *interval < 1 || *dim < 0 {
-		return fmt.Errorf("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
+		return usagef("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
 	}
 	seeds, err := experiments.ParseSeeds(*seedSpec)
 	if err != nil {
-		return fmt.Errorf("replay: -seeds: %w", err)
+		return usagef("replay: -seeds: %w", err)
 	}
 	sc, err := mr.Builtin(*scenario)
 	if err != nil {
-		return fmt.Errorf("replay: -scenario: %w", err)
+		return usagef("replay: -scenario: %w", err)
 	}
 	if !slices.Contains(bandit.Agents(), *agent) {
-		return fmt.Errorf("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
+		return usagef("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	if _, err := bandit.Resolve(*agent, opts); err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	rows, err := record.ReadVerdictsCSV(*verdicts)
 	if err != nil {
