@@ -91,6 +91,7 @@ func (*detectionStudy) cacheKind() string { return "detection-verdicts" }
 
 func (s *detectionStudy) cacheKey(modelHash, dataHash, format string, variants []string) any {
 	d := s.cfg.Detection
+	// Version 2: the lines hold the source image's detection summary.
 	return struct {
 		Version                         int
 		Model, Data, Format             string
@@ -100,8 +101,10 @@ func (s *detectionStudy) cacheKey(modelHash, dataHash, format string, variants [
 		MaxDetections                   int
 		Decoder, Preprocess, Evaluation string
 		Relations, Boxes                string
-	}{1, modelHash, dataHash, format, variants, s.cfg.InputWidth, d.ScoreThreshold, d.NMSIoU, d.MaxDetections,
-		"yolov3-tiny", "letterbox-pillow-bilinear", "coco-ap-0.50:0.95-all-100-per-image", "imgaug-0.2.6", "imgaug-0.2.6-hull-unclipped"}
+		Payload                         string
+	}{2, modelHash, dataHash, format, variants, s.cfg.InputWidth, d.ScoreThreshold, d.NMSIoU, d.MaxDetections,
+		"yolov3-tiny", "letterbox-pillow-bilinear", "coco-ap-0.50:0.95-all-100-per-image", "imgaug-0.2.6", "imgaug-0.2.6-hull-unclipped",
+		"ap of source and follow-ups, source detection summary (7 values)"}
 }
 
 func (s *detectionStudy) newJudge() (judge, error) {
@@ -125,7 +128,17 @@ func (s *detectionStudy) verdict(j judgement, col int, v scenario.Variant) recor
 	}
 }
 
-func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), rel map[string]relation, sc scenario.Scenario) (Env, error) {
+func (*detectionStudy) sutFeatures(j judgement) ([]float32, error) {
+	d := j.(*detectionJudgement)
+	if len(d.Sut) != detectionSutDim {
+		return nil, fmt.Errorf("sut features: %d values, want %d", len(d.Sut), detectionSutDim)
+	}
+	return d.Sut, nil
+}
+
+func (*detectionStudy) sutDim() (int, error) { return detectionSutDim, nil }
+
+func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), withSut bool, rel map[string]relation, sc scenario.Scenario) (Env, error) {
 	det, err := s.newDetector()
 	if err != nil {
 		return nil, err
@@ -136,18 +149,20 @@ func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), rel map
 			return nil, err
 		}
 	}
-	return newDetectionEnv(limitedCases{caseSource: s.cases, n: n}, ext, detection{detector: det, oracle: s.oracle}, rel, sc)
+	return newDetectionEnv(limitedCases{caseSource: s.cases, n: n}, ext, withSut, detection{detector: det, oracle: s.oracle}, rel, sc)
 }
 
 // detectionJudgement is one image of a detection table, a line of its
-// verdict cache: the data set's image id and the per-image AP of the
-// source and of every follow-up, in table order (−1 for an image without
-// annotations).
+// verdict cache: the data set's image id, the per-image AP of the source
+// and of every follow-up, in table order (−1 for an image without
+// annotations), and the summary of the source image's detections (for the
+// grey-box context, detectionSutFeatures).
 type detectionJudgement struct {
 	Image int       `json:"image"`
 	ID    int64     `json:"id"`
 	Map   float64   `json:"map"`
 	Maps  []float64 `json:"maps"`
+	Sut   []float32 `json:"sut"`
 }
 
 func (j *detectionJudgement) image() int     { return j.Image }
@@ -176,6 +191,9 @@ func (d *detectionJudge) judge(ctx context.Context, i int, vars []scenario.Varia
 		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
 	}
 	j := &detectionJudgement{Image: i, ID: c.ID, Map: -1, Maps: make([]float64, len(vars))}
+	if j.Sut, err = detectionSutFeatures(src, c.Image.W, c.Image.H); err != nil {
+		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
+	}
 	for k, v := range vars {
 		if err := ctx.Err(); err != nil {
 			return nil, rgb.Image{}, err
@@ -266,15 +284,20 @@ type detectionEnv struct {
 
 // newDetectionEnv returns an Env over the cases of src. rel maps every
 // follow-up key of the scenario to its relation, which must be able to
-// transform boxes (boxRelation); ext may be nil for runs without context.
-func newDetectionEnv(src caseSource, ext extractor, det detection, rel map[string]relation, sc scenario.Scenario) (*detectionEnv, error) {
+// transform boxes (boxRelation); ext may be nil for runs without such
+// features; withSut appends the grey-box block.
+func newDetectionEnv(src caseSource, ext extractor, withSut bool, det detection, rel map[string]relation, sc scenario.Scenario) (*detectionEnv, error) {
 	if det.detector == nil {
 		return nil, fmt.Errorf("online: no detector")
 	}
 	if err := det.oracle.Validate(); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
 	}
-	base, err := newSourceEnv(src.Len(), ext, rel, sc, func(key string, r relation) error {
+	sutDim := 0
+	if withSut {
+		sutDim = detectionSutDim
+	}
+	base, err := newSourceEnv(src.Len(), ext, sutDim, rel, sc, func(key string, r relation) error {
 		if _, ok := r.(boxRelation); !ok {
 			return fmt.Errorf("online: the relation of follow-up %s cannot transform bounding boxes", key)
 		}
@@ -299,12 +322,34 @@ func (e *detectionEnv) load(i int) error {
 	return nil
 }
 
-// Context implements Env: the extractor's features of the source image.
+// Context implements Env: the extractor's features of the source image,
+// then the grey-box summary of its detections.
 func (e *detectionEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if err := e.load(image); err != nil {
 		return nil, err
 	}
-	return e.features(e.c.Image)
+	return e.context(e.c.Image, func() ([]float32, error) {
+		if err := e.detectSource(); err != nil {
+			return nil, err
+		}
+		return detectionSutFeatures(e.srcDets, e.c.Image.W, e.c.Image.H)
+	})
+}
+
+// detectSource computes the source image's detections, once per image.
+func (e *detectionEnv) detectSource() error {
+	if e.srcDets != nil {
+		return nil
+	}
+	d, err := e.det.detector.Detect(e.c.Image)
+	if err != nil {
+		return fmt.Errorf("source image: %w", err)
+	}
+	if d == nil {
+		d = []sut.Detection{}
+	}
+	e.srcDets = d
+	return nil
 }
 
 // Evaluate implements Env: detect on the source (once per image) and on
@@ -317,15 +362,8 @@ func (e *detectionEnv) Evaluate(_ context.Context, image int, v scenario.Variant
 	if err != nil {
 		return Outcome{}, err
 	}
-	if e.srcDets == nil {
-		d, err := e.det.detector.Detect(e.c.Image)
-		if err != nil {
-			return Outcome{}, fmt.Errorf("source image: %w", err)
-		}
-		if d == nil {
-			d = []sut.Detection{}
-		}
-		e.srcDets = d
+	if err := e.detectSource(); err != nil {
+		return Outcome{}, err
 	}
 	return e.det.outcome(e.c.Image, e.gt, e.srcDets, r)
 }

@@ -181,8 +181,9 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 	if tab.study.name() != studyDetection || !reflect.DeepEqual(ids, []int64{11, 22, 33}) {
 		t.Fatalf("table: case study %s, ids %v", tab.study.name(), ids)
 	}
-	for _, name := range []string{"hierarchical", "rotation"} {
+	for _, name := range []string{"hierarchical", "rotation", "hierarchical+sut"} {
 		t.Run(name, func(t *testing.T) {
+			name, withSut := strings.CutSuffix(name, "+sut")
 			sc := mustScenario(t, name)
 			rows, err := tab.Verdicts(sc.Variants())
 			if err != nil {
@@ -206,14 +207,22 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 			if viol == 0 || viol == len(rows) {
 				t.Fatalf("degenerate fake: %d of %d violations", viol, len(rows))
 			}
-			replay, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+			feats, layout, err := tab.contexts(withSut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replay, err := NewReplayEnv(rows, feats, layout, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var calls atomic.Int64
-			online, err := newDetectionEnv(c, fakeExtractor{}, detection{detector: fakeDetector{calls: &calls}, oracle: sut.DetectionOracle{Threshold: 0.05}}, mrRelations(t, sc), sc)
+			online, err := newDetectionEnv(c, fakeExtractor{}, withSut, detection{detector: fakeDetector{calls: &calls}, oracle: sut.DetectionOracle{Threshold: 0.05}}, mrRelations(t, sc), sc)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if withSut {
+				sameContexts(t, online, replay)
+				calls.Store(0)
 			}
 			run := func(env Env) ([]Step, runResult) {
 				var steps []Step
@@ -385,15 +394,17 @@ func TestDetectionConfig(t *testing.T) {
 	}
 }
 
-// The detection cache line round-trips exactly (float64 APs).
+// The detection cache line round-trips exactly (float64 APs, float32
+// summary).
 func TestDetectionLineJSON(t *testing.T) {
-	l := &detectionJudgement{Image: 3, ID: 139, Map: 0.07297689768976896, Maps: []float64{-1, 0.1 + 0.2, 1}}
+	l := &detectionJudgement{Image: 3, ID: 139, Map: 0.07297689768976896, Maps: []float64{-1, 0.1 + 0.2, 1},
+		Sut: []float32{2, 5, 0.9, 0.1 + 0.2, 3, 0.013, float32(math.Log1p(40))}}
 	b, _ := json.Marshal(l)
 	got, err := (&detectionStudy{}).decode(b)
 	if err != nil || !reflect.DeepEqual(got, l) {
 		t.Fatalf("%s → %+v, %v", b, got, err)
 	}
-	if string(b) != `{"image":3,"id":139,"map":0.07297689768976896,"maps":[-1,0.3,1]}` {
+	if string(b) != `{"image":3,"id":139,"map":0.07297689768976896,"maps":[-1,0.3,1],"sut":[2,5,0.9,0.3,3,0.013,3.713572]}` {
 		t.Errorf("cache line %s", b)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/scenario"
@@ -39,8 +40,9 @@ type Choice struct {
 type Env interface {
 	// Len is the number of source cases; cases are 0..Len()-1.
 	Len() int
-	// Dim is the length of the context vectors.
-	Dim() int
+	// Layout is the length of the context vectors and of their trailing
+	// grey-box block (features.kind sut).
+	Layout() bandit.Layout
 	// Context returns the context features of a case.
 	Context(ctx context.Context, image int) ([]float32, error)
 	// Evaluate returns the verdict of follow-up v of a case.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/mr"
@@ -90,6 +92,36 @@ func TestOrder(t *testing.T) {
 	}
 }
 
+// sameContexts checks that two Envs have the same layout and give
+// bit-identical contexts for every image, and that the grey-box blocks are
+// not all the same.
+func sameContexts(t *testing.T, a, b Env) {
+	t.Helper()
+	if a.Layout() != b.Layout() || a.Len() != b.Len() {
+		t.Fatalf("layouts %+v and %+v, %d and %d images", a.Layout(), b.Layout(), a.Len(), b.Len())
+	}
+	grey := map[string]bool{}
+	defer func() {
+		if a.Layout().Grey > 0 && len(grey) < 2 {
+			t.Errorf("every image has the same grey-box block %v", grey)
+		}
+	}()
+	for i := 0; i < a.Len(); i++ {
+		x, err := a.Context(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := b.Context(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x) != a.Layout().Dim || !slices.EqualFunc(x, y, func(u, v float32) bool { return math.Float32bits(u) == math.Float32bits(v) }) {
+			t.Fatalf("image %d: contexts %v and %v", i, x, y)
+		}
+		grey[fmt.Sprint(x[len(x)-a.Layout().Grey:])] = true
+	}
+}
+
 // sweepFake runs a sweep with fakes into cache.
 func sweepFake(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
 	t.Helper()
@@ -104,8 +136,9 @@ func sweepFake(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string
 // Online and replay runs with the same seed make the same choices and see
 // the same verdicts, iteration by iteration.
 func TestOnlineReplayIdentical(t *testing.T) {
-	for _, name := range []string{"hierarchical", "basic", "rotation"} {
+	for _, name := range []string{"hierarchical", "basic", "rotation", "hierarchical+sut", "rotation+sut"} {
 		t.Run(name, func(t *testing.T) {
+			name, withSut := strings.CutSuffix(name, "+sut")
 			sc := mustScenario(t, name)
 			src := newFakeSource(23)
 			tab, err := sweepFake(t, src, mustScenario(t, "hierarchical"), t.TempDir(), fakeClassifier{}, context.Background())
@@ -116,14 +149,23 @@ func TestOnlineReplayIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replay, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+			feats, layout, err := tab.contexts(withSut)
 			if err != nil {
 				t.Fatal(err)
 			}
-			online, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+			replay, err := NewReplayEnv(rows, feats, layout, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
+			sutDim := 0
+			if withSut {
+				sutDim = 4 // 3 classes and the margin
+			}
+			online, err := newOnlineEnv(src, fakeExtractor{}, sutDim, fakeClassifier{}, fakeRelations(sc), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameContexts(t, online, replay)
 			run := func(env Env) ([]Step, runResult) {
 				var steps []Step
 				res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{
@@ -163,7 +205,7 @@ func TestOnlineReplayIdentical(t *testing.T) {
 func TestRunLoopCounts(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(30)
-	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +246,7 @@ func TestRunLoopCounts(t *testing.T) {
 func runSeedsFake(t *testing.T, ctx context.Context, dir string, timing bool, seeds []uint64) (record.Summary, error) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +311,7 @@ func TestRunSeedsCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, _ := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, _ := newOnlineEnv(src, fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
 	_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
 		if seed == 2 {
 			cancel()
@@ -299,7 +341,7 @@ func TestAgentStateContinues(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	env, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	env, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: tab.Dim}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +350,7 @@ func TestAgentStateContinues(t *testing.T) {
 	run := func() (loaded bool) {
 		t.Helper()
 		_, err := RunSeeds(context.Background(), env, sc, func(seed uint64) (Agent, error) {
-			a, l, err := loadOrNewAgent(statePath(state, seed), spec, sc, env.Dim(), seed)
+			a, l, err := loadOrNewAgent(statePath(state, seed), spec, sc, env.Layout(), seed)
 			loaded = l
 			return a, err
 		}, t.TempDir(), SeedsOptions{Agent: "cover", Seeds: []uint64{3}, StateDir: state})

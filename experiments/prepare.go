@@ -120,7 +120,7 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 		Version            int
 		Data, Format, Kind string
 		Model              string
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash}
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash}
 	return e, nil
 }
 
@@ -179,7 +179,7 @@ func (e *Experiment) meta() record.Meta {
 	m := record.Meta{
 		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
 		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
-		Features: record.FeaturesMeta{Kind: cfg.Features.Kind},
+		Features: record.FeaturesMeta{Kind: cfg.Features.kind()},
 		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len()},
 		Scenario: record.DescribeScenario(cfg.Scenario),
 		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
@@ -222,12 +222,16 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		if err != nil {
 			return err
 		}
-		if env, err = NewReplayEnv(rows, t.Features, t.Dim, sc); err != nil {
+		feats, layout, err := t.contexts(cfg.Features.sut())
+		if err != nil {
+			return err
+		}
+		if env, err = NewReplayEnv(rows, feats, layout, sc); err != nil {
 			return err
 		}
 	case "online":
 		var err error
-		if env, err = e.study.newEnv(e.src.Len(), e.newExt, e.relations, sc); err != nil {
+		if env, err = e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc); err != nil {
 			return err
 		}
 	default:
@@ -258,9 +262,9 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		}
 		sum, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
 			if stateDir == "" {
-				return NewAgent(a, sc, env.Dim(), seed)
+				return NewAgent(a, sc, env.Layout(), seed)
 			}
-			ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Dim(), seed)
+			ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Layout(), seed)
 			if loaded {
 				fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
 			}

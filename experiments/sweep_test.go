@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 )
 
@@ -133,7 +134,7 @@ func TestReplayEnvErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	if _, err := NewReplayEnv(rows, tab.Features, 3, sc); err != nil {
+	if _, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: 3}, sc); err != nil {
 		t.Fatal(err)
 	}
 	nan := append([]float32(nil), tab.Features...)
@@ -151,7 +152,7 @@ func TestReplayEnvErrors(t *testing.T) {
 		{"row count", rows, tab.Features[:9], 3, "3 rows but the verdict table covers images 0..3"},
 		{"inf", rows, nan, 3, "feature row 2 (image 2), column 1 is +Inf"},
 	} {
-		if _, err := NewReplayEnv(tc.rows, tc.feats, tc.dim, sc); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := NewReplayEnv(tc.rows, tc.feats, bandit.Layout{Dim: tc.dim}, sc); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}

@@ -12,11 +12,12 @@ import (
 // cmdSweep computes (or loads from the cache) an experiment's exhaustive
 // verdict table and exports it.
 func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "sweep", "-config FILE [-csv OUT.csv] [-features OUT.f32]")
+	fs := newFlagSet(env, "sweep", "-config FILE [-csv OUT.csv] [-features OUT.f32] [-sut-features OUT.f32]")
 	config := fs.String("config", "", "experiment configuration (YAML)")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
-	featOut := fs.String("features", "", "export every image's context features as raw float32 [images, dim] here")
+	featOut := fs.String("features", "", "export every image's context features (the feature model's, phash or none) as raw float32 [images, dim] here")
+	sutOut := fs.String("sut-features", "", "export every image's grey-box block (features.kind sut: what the SUT answered on the source image) as raw float32 [images, dim] here")
 	workers := fs.Int("workers", -1, "concurrent workers (default: the config's workers, else all cores)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -54,6 +55,15 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if *featOut != "" {
 		if err := record.WriteFileAtomic(*featOut, experiments.EncodeFeatures(t.Features)); err != nil {
+			return err
+		}
+	}
+	if *sutOut != "" {
+		g, _, err := t.SutFeatures()
+		if err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		if err := record.WriteFileAtomic(*sutOut, experiments.EncodeFeatures(g)); err != nil {
 			return err
 		}
 	}
