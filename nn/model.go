@@ -402,7 +402,7 @@ func newProgram(b []byte, name string, opt LoadOptions) (*program, error) {
 			}
 		}
 	}
-	if err := checkOps(p.nodes); err != nil {
+	if err := checkOps(p.nodes, p.opset); err != nil {
 		return nil, err
 	}
 	isInit := map[string]bool{}
@@ -463,8 +463,11 @@ func newProgram(b []byte, name string, opt LoadOptions) (*program, error) {
 	}
 	p.splittable = p.splittable && !p.dynamic
 	for _, v := range g.Outputs {
-		if v.ElemType != 0 && v.ElemType != 1 {
-			return nil, fmt.Errorf("output %q has element type %d; only float32 (1) outputs are supported", v.Name, v.ElemType)
+		switch v.ElemType {
+		case 0, 1: // float32
+		case 6, 7, 9: // int32, int64, bool (ArgMax, TopK indices): returned as float32
+		default:
+			return nil, fmt.Errorf("output %q has element type %d; only float32 (1), int32 (6), int64 (7) and bool (9) outputs are supported", v.Name, v.ElemType)
 		}
 		shape := make([]int, len(v.Dims))
 		for d, x := range v.Dims {

@@ -21,8 +21,12 @@ func dropoutOp(b *builder, a *attrs, ins []*value) *value {
 	if b.p.opset < 7 && a.int("is_test", 1) == 0 {
 		fail("training mode (is_test=0) is not supported")
 	}
+	// Training mode drops nothing with a ratio of 0 (torchvision 0.14's
+	// Swin exports its attention dropout so).
 	if t := opt(ins, 2); t != nil && (t.c == nil || len(t.c.ints()) != 1 || t.c.ints()[0] != 0) {
-		fail("training_mode must be a constant false")
+		if r := opt(ins, 1); r == nil || r.c == nil || len(r.c.floats()) != 1 || r.c.floats()[0] != 0 {
+			fail("training_mode must be a constant false (or the ratio a constant 0)")
+		}
 	}
 	return need(ins, 0, "data")
 }
@@ -221,7 +225,7 @@ const (
 	dtDbl   = 11
 )
 
-func castOp(_ *builder, a *attrs, ins []*value) *value {
+func castOp(b *builder, a *attrs, ins []*value) *value {
 	x := need(ins, 0, "input")
 	to := a.int("to", 0)
 	a.ignore("saturate")
@@ -231,10 +235,17 @@ func castOp(_ *builder, a *attrs, ins []*value) *value {
 		fail("attribute \"to\" = %d: only float, double, int32, int64 and bool are supported", to)
 	}
 	if x.c == nil {
-		if !toFloat {
-			fail("attribute \"to\" = %d: casting a runtime tensor to an integer type is not supported", to)
+		if toFloat {
+			return x
 		}
-		return x
+		// Run-time integers are float32 values (exact up to 2**24):
+		// truncated towards zero, or 0/1 for bool.
+		return b.unaryOp(x, func(v float32) float32 {
+			if to == dtBool {
+				return b2f(v != 0)
+			}
+			return float32(math.Trunc(float64(v)))
+		}, false)
 	}
 	if toFloat {
 		return constVal(&tens{shape: x.shape, f: x.c.floats()})
@@ -355,10 +366,11 @@ func concatOp(b *builder, a *attrs, ins []*value) *value {
 }
 
 // concatPerImage: Concat of batched values along another axis than the
-// batch axis.
+// batch axis. A constant with one identical part per image (ViT's class
+// token, expanded to the batch) counts as batched.
 func concatPerImage(b *builder, a *attrs, ins, _ []*value) bool {
 	for _, v := range ins {
-		if v == nil || !b.batched(v) {
+		if v == nil || (!b.batched(v) && !b.samePerImage(v)) {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -69,6 +70,31 @@ func batchedFirst(b *builder, _ *attrs, ins, _ []*value) bool {
 	}
 	for _, v := range ins[1:] {
 		if v != nil && v.c == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// samePerImage reports whether v is a constant with the batch axis first
+// whose images are all equal: what a constant broadcast along the batch
+// (an Expand of a [1,…] tensor to the batch size) holds, and what the
+// graph built for one image holds once.
+func (b *builder) samePerImage(v *value) bool {
+	if v.c == nil || len(v.shape) == 0 || v.shape[0] != b.batch {
+		return false
+	}
+	per := numel(v.shape[1:])
+	if v.c.isInt {
+		for i := per; i < len(v.c.i); i++ {
+			if v.c.i[i] != v.c.i[i%per] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := per; i < len(v.c.f); i++ {
+		if math.Float32bits(v.c.f[i]) != math.Float32bits(v.c.f[i%per]) {
 			return false
 		}
 	}

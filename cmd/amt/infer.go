@@ -24,8 +24,13 @@ import (
 // batch, as float32 little-endian. A model whose run of B images would
 // plan more than -max-memory (weights, activations, inputs and outputs;
 // see nn.LoadOptions) is refused before anything is allocated for it.
+//
+// With -check M.onnx it runs nothing: it prints the model's operators,
+// whether amt implements them, and the memory planned for a batch of
+// -batch images (see checkModel).
 func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "infer", "-model M.onnx -input X.f32 -shape N,C,H,W -out Y.f32 [-batch B] [-max-memory SIZE]")
+	fs := newFlagSet(env, "infer", "-model M.onnx -input X.f32 -shape N,C,H,W -out Y.f32 [-batch B] [-max-memory SIZE]\n       amt infer -check M.onnx [-batch B]")
+	check := fs.String("check", "", "print the operators of ONNX model `file` (supported or not), its inputs and outputs and the memory planned for -batch images (default 1), and run nothing")
 	model := fs.String("model", "", "ONNX model `file`")
 	input := fs.String("input", "", "input `file`: float32 little-endian, C order, of the given shape")
 	shapeStr := fs.String("shape", "", "input `shape`, comma-separated, batch first (e.g. 4,3,224,224)")
@@ -38,6 +43,9 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("infer: unexpected arguments %q", fs.Args())
+	}
+	if *check != "" {
+		return checkModel(env, *check, *batch, int64(maxMem))
 	}
 	for _, f := range []struct{ name, v string }{{"model", *model}, {"input", *input}, {"shape", *shapeStr}, {"out", *out}} {
 		if f.v == "" {

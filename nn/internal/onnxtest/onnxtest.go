@@ -92,6 +92,16 @@ func I64(name string, dims []int64, v ...int64) Tensor {
 	return Tensor{Name: name, Dims: dims, I: v, IsInt: true}
 }
 
+// Bool returns a bool tensor holding v (0 or 1), stored one byte per value
+// in raw_data as exporters write it.
+func Bool(name string, dims []int64, v ...int64) Tensor {
+	raw := make([]byte, len(v))
+	for k, x := range v {
+		raw[k] = byte(x)
+	}
+	return Tensor{Name: name, Dims: dims, DataType: 9, Raw: raw}
+}
+
 // Bytes encodes the model.
 func (m Model) Bytes() []byte {
 	var g []byte
