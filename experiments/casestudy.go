@@ -58,9 +58,13 @@ type caseStudy interface {
 	// verdict returns the table row of follow-up v, column col of the
 	// table, of a judged image.
 	verdict(j judgement, col int, v scenario.Variant) record.Verdict
-	// sutFeatures returns the grey-box context block of a judged image:
-	// what the SUT answered on the source image (greybox.go).
-	sutFeatures(j judgement) ([]float32, error)
+	// newSutAnswer returns a function computing the grey-box context block
+	// of image i: what the SUT answers on the source image alone
+	// (greybox.go), one inference. The sweep caches the blocks apart from
+	// the judgements (sweepConfig.sut).
+	newSutAnswer() (func(i int) ([]float32, error), error)
+	// sutBlock describes the grey-box block, for the key of its cache.
+	sutBlock() string
 	// sutDim returns the length of the grey-box block.
 	sutDim() (int, error)
 	// newEnv returns the Env of an online run over the first n images of

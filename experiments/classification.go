@@ -58,7 +58,6 @@ func (*classificationStudy) cacheKind() string { return "verdicts" }
 
 func (s *classificationStudy) cacheKey(modelHash, dataHash, format string, variants []string) any {
 	// The field names are part of the key (its JSON), typo included.
-	// Version 2: the lines hold the source image's logits.
 	return struct {
 		Version               int
 		Model, Data, Format   string
@@ -67,9 +66,8 @@ func (s *classificationStudy) cacheKey(modelHash, dataHash, format string, varia
 		Mean, Std             [3]float64
 		Verdict, Relations    string
 		Preprocess, Classifer string
-		Payload               string
-	}{2, modelHash, dataHash, format, variants, s.cfg.InputWidth, s.cfg.InputHeight, s.cfg.Mean, s.cfg.Std,
-		"top-1 differs", "imgaug-0.2.6", "pillow-bilinear", "argmax-first", "top-1 of source and follow-ups, source logits"}
+	}{1, modelHash, dataHash, format, variants, s.cfg.InputWidth, s.cfg.InputHeight, s.cfg.Mean, s.cfg.Std,
+		"top-1 differs", "imgaug-0.2.6", "pillow-bilinear", "argmax-first"}
 }
 
 func (s *classificationStudy) newJudge() (judge, error) {
@@ -94,8 +92,31 @@ func (*classificationStudy) verdict(j judgement, col int, v scenario.Variant) re
 	}
 }
 
-func (*classificationStudy) sutFeatures(j judgement) ([]float32, error) {
-	return classSutFeatures(j.(*classJudgement).Logits)
+// sutAnswer classifies source image i alone (a batch of one, as the
+// online env does for the context) and returns its grey-box block.
+func (s *classificationStudy) newSutAnswer() (func(i int) ([]float32, error), error) {
+	cls, err := s.newClassifier()
+	if err != nil {
+		return nil, err
+	}
+	return func(i int) ([]float32, error) {
+		img, _, err := s.src.Image(i)
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		p, err := cls.Classify([]rgb.Image{img})
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		if len(p) != 1 {
+			return nil, fmt.Errorf("sut features: image %d: the classifier returned %d predictions for 1 image", i, len(p))
+		}
+		return classSutFeatures(p[0].Logits)
+	}, nil
+}
+
+func (*classificationStudy) sutBlock() string {
+	return "softmax of the source image's logits (batch of one), then the top-1 − top-2 logit margin"
 }
 
 // sutDim is the number of classes + 1 (classSutFeatures).
@@ -143,15 +164,13 @@ func (s *classificationStudy) newEnv(n int, newExt func() (extractor, error), wi
 }
 
 // classJudgement is one image of a classification table, a line of its
-// verdict cache: the image's label (−1 when unknown), the top-1 class of
-// the source image and of every follow-up, in table order, and the source
-// image's logits (for the grey-box context).
+// verdict cache: the image's label (−1 when unknown) and the top-1 class
+// of the source image and of every follow-up, in table order.
 type classJudgement struct {
-	Image  int       `json:"image"`
-	Label  int       `json:"label"`
-	Pred   int       `json:"pred"`
-	Preds  []int     `json:"preds"`
-	Logits []float32 `json:"logits"`
+	Image int   `json:"image"`
+	Label int   `json:"label"`
+	Pred  int   `json:"pred"`
+	Preds []int `json:"preds"`
 }
 
 func (j *classJudgement) image() int     { return j.Image }
@@ -181,12 +200,9 @@ func (c *classJudge) judge(_ context.Context, i int, vars []scenario.Variant, re
 	if len(pred) != len(c.batch) {
 		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: classifier returned %d predictions for %d images", i, len(pred), len(c.batch))
 	}
-	j := &classJudgement{Image: i, Label: label, Pred: pred[0].Class, Preds: make([]int, len(vars)), Logits: pred[0].Logits}
+	j := &classJudgement{Image: i, Label: label, Pred: pred[0].Class, Preds: make([]int, len(vars))}
 	for k, p := range pred[1:] {
 		j.Preds[k] = p.Class
-	}
-	if _, err := classSutFeatures(j.Logits); err != nil {
-		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
 	}
 	return j, img, nil
 }

@@ -91,7 +91,6 @@ func (*detectionStudy) cacheKind() string { return "detection-verdicts" }
 
 func (s *detectionStudy) cacheKey(modelHash, dataHash, format string, variants []string) any {
 	d := s.cfg.Detection
-	// Version 2: the lines hold the source image's detection summary.
 	return struct {
 		Version                         int
 		Model, Data, Format             string
@@ -101,10 +100,8 @@ func (s *detectionStudy) cacheKey(modelHash, dataHash, format string, variants [
 		MaxDetections                   int
 		Decoder, Preprocess, Evaluation string
 		Relations, Boxes                string
-		Payload                         string
-	}{2, modelHash, dataHash, format, variants, s.cfg.InputWidth, d.ScoreThreshold, d.NMSIoU, d.MaxDetections,
-		"yolov3-tiny", "letterbox-pillow-bilinear", "coco-ap-0.50:0.95-all-100-per-image", "imgaug-0.2.6", "imgaug-0.2.6-hull-unclipped",
-		"ap of source and follow-ups, source detection summary (7 values)"}
+	}{1, modelHash, dataHash, format, variants, s.cfg.InputWidth, d.ScoreThreshold, d.NMSIoU, d.MaxDetections,
+		"yolov3-tiny", "letterbox-pillow-bilinear", "coco-ap-0.50:0.95-all-100-per-image", "imgaug-0.2.6", "imgaug-0.2.6-hull-unclipped"}
 }
 
 func (s *detectionStudy) newJudge() (judge, error) {
@@ -128,12 +125,28 @@ func (s *detectionStudy) verdict(j judgement, col int, v scenario.Variant) recor
 	}
 }
 
-func (*detectionStudy) sutFeatures(j judgement) ([]float32, error) {
-	d := j.(*detectionJudgement)
-	if len(d.Sut) != detectionSutDim {
-		return nil, fmt.Errorf("sut features: %d values, want %d", len(d.Sut), detectionSutDim)
+// newSutAnswer detects on source image i and returns the summary of its
+// detections.
+func (s *detectionStudy) newSutAnswer() (func(i int) ([]float32, error), error) {
+	det, err := s.newDetector()
+	if err != nil {
+		return nil, err
 	}
-	return d.Sut, nil
+	return func(i int) ([]float32, error) {
+		c, err := s.cases.Case(i)
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		d, err := det.Detect(c.Image)
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		return detectionSutFeatures(d, c.Image.W, c.Image.H)
+	}, nil
+}
+
+func (*detectionStudy) sutBlock() string {
+	return "summary of the source image's detections, 7 values (detectionSutFeatures)"
 }
 
 func (*detectionStudy) sutDim() (int, error) { return detectionSutDim, nil }
@@ -153,16 +166,14 @@ func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), withSut
 }
 
 // detectionJudgement is one image of a detection table, a line of its
-// verdict cache: the data set's image id, the per-image AP of the source
-// and of every follow-up, in table order (−1 for an image without
-// annotations), and the summary of the source image's detections (for the
-// grey-box context, detectionSutFeatures).
+// verdict cache: the data set's image id and the per-image AP of the
+// source and of every follow-up, in table order (−1 for an image without
+// annotations).
 type detectionJudgement struct {
 	Image int       `json:"image"`
 	ID    int64     `json:"id"`
 	Map   float64   `json:"map"`
 	Maps  []float64 `json:"maps"`
-	Sut   []float32 `json:"sut"`
 }
 
 func (j *detectionJudgement) image() int     { return j.Image }
@@ -191,9 +202,6 @@ func (d *detectionJudge) judge(ctx context.Context, i int, vars []scenario.Varia
 		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
 	}
 	j := &detectionJudgement{Image: i, ID: c.ID, Map: -1, Maps: make([]float64, len(vars))}
-	if j.Sut, err = detectionSutFeatures(src, c.Image.W, c.Image.H); err != nil {
-		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
-	}
 	for k, v := range vars {
 		if err := ctx.Err(); err != nil {
 			return nil, rgb.Image{}, err

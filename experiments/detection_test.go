@@ -146,16 +146,16 @@ func openSynth(t *testing.T, extra string) *data.COCO {
 }
 
 func sweepDetection(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector) (*Table, error) {
-	return sweepDetectionN(t, ctx, c, sc, cache, det, 2)
+	return sweepDetectionN(t, ctx, c, sc, cache, det, 2, false)
 }
 
-func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector, workers int) (*Table, error) {
+func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector, workers int, withSut bool) (*Table, error) {
 	t.Helper()
 	study := &detectionStudy{cases: c, oracle: sut.DetectionOracle{Threshold: 0.05}, newDetector: func() (detector, error) { return det, nil }}
 	return sweep(ctx, sweepConfig{
 		study: study, source: data.Images{Source: c}, variants: sc.Variants(), relations: mrRelations(t, sc),
 		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
-		cacheDir:     cache, verdictKey: "det", featureKey: "f", workers: workers,
+		cacheDir:     cache, verdictKey: "det", featureKey: "f", workers: workers, sut: withSut,
 	})
 }
 
@@ -170,7 +170,7 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 		t.Fatalf("grey-scale JPEG not replicated to RGB: %v", g.Image.Pix[:3])
 	}
 	hier := mustScenario(t, "hierarchical")
-	tab, err := sweepDetection(t, context.Background(), c, hier, t.TempDir(), fakeDetector{})
+	tab, err := sweepDetectionN(t, context.Background(), c, hier, t.TempDir(), fakeDetector{}, 2, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestDetectionSweepResumeAndCSV(t *testing.T) {
 	var calls atomic.Int64
 	// One worker, 60 calls per image: the interrupt comes in the second
 	// image, which is dropped at its next follow-up.
-	_, err = sweepDetectionN(t, ctx, c, sc, cache, fakeDetector{calls: &calls, after: 70, stop: cancel}, 1)
+	_, err = sweepDetectionN(t, ctx, c, sc, cache, fakeDetector{calls: &calls, after: 70, stop: cancel}, 1, false)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "rerun to resume") {
 		t.Fatalf("interrupted sweep: err = %v", err)
 	}
@@ -394,17 +394,15 @@ func TestDetectionConfig(t *testing.T) {
 	}
 }
 
-// The detection cache line round-trips exactly (float64 APs, float32
-// summary).
+// The detection cache line round-trips exactly (float64 APs).
 func TestDetectionLineJSON(t *testing.T) {
-	l := &detectionJudgement{Image: 3, ID: 139, Map: 0.07297689768976896, Maps: []float64{-1, 0.1 + 0.2, 1},
-		Sut: []float32{2, 5, 0.9, 0.1 + 0.2, 3, 0.013, float32(math.Log1p(40))}}
+	l := &detectionJudgement{Image: 3, ID: 139, Map: 0.07297689768976896, Maps: []float64{-1, 0.1 + 0.2, 1}}
 	b, _ := json.Marshal(l)
 	got, err := (&detectionStudy{}).decode(b)
 	if err != nil || !reflect.DeepEqual(got, l) {
 		t.Fatalf("%s → %+v, %v", b, got, err)
 	}
-	if string(b) != `{"image":3,"id":139,"map":0.07297689768976896,"maps":[-1,0.3,1],"sut":[2,5,0.9,0.3,3,0.013,3.713572]}` {
+	if string(b) != `{"image":3,"id":139,"map":0.07297689768976896,"maps":[-1,0.3,1]}` {
 		t.Errorf("cache line %s", b)
 	}
 }

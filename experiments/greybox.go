@@ -14,10 +14,13 @@ import (
 // test itself answered on the source image, appended after the other
 // context features. An agent learns from it which images the SUT is
 // unsure about, a strong hint of which follow-ups will change its answer.
-// The sweep stores the SUT's answer with each image's judgement (the
-// verdict cache's per-image payload) and the online envs compute the same
-// values from the source prediction they make anyway, with the functions
-// below, so replay and online runs see identical contexts.
+// The sweep computes the block with one SUT inference per source image
+// and caches it in a table of its own (namespace "sut", keyed by the
+// verdict cache's key), so the verdict cache — and every table and
+// result without the block — is the same as without it; the online envs
+// compute the same values from the source prediction (a batch of one)
+// with the functions below, so replay and online runs see identical
+// contexts.
 //
 // The block is the research result of issue #13 (its grey-box context):
 //
@@ -123,26 +126,13 @@ func detectionSutFeatures(dets []sut.Detection, w, h int) ([]float32, error) {
 }
 
 // SutFeatures returns every image's grey-box block (images × dim,
-// row-major) from the judgements, and dim. It fails if the judgements
-// disagree on the block's length.
+// row-major) and dim. It fails if the sweep did not compute the blocks
+// (features.kind without sut; amt sweep -sut-features asks for them).
 func (t *Table) SutFeatures() ([]float32, int, error) {
-	var out []float32
-	dim := -1
-	for i, j := range t.judged {
-		f, err := t.study.sutFeatures(j)
-		if err != nil {
-			return nil, 0, fmt.Errorf("image %d: %w", i, err)
-		}
-		if dim < 0 {
-			dim = len(f)
-			out = make([]float32, 0, t.Images*dim)
-		}
-		if len(f) != dim {
-			return nil, 0, fmt.Errorf("sut features: image %d has %d values, image 0 has %d", i, len(f), dim)
-		}
-		out = append(out, f...)
+	if t.sut == nil {
+		return nil, 0, fmt.Errorf("sut features: the sweep did not compute the grey-box blocks")
 	}
-	return out, max(dim, 0), nil
+	return t.sut, t.sutDim, nil
 }
 
 // contexts returns the context matrix of the table's images (the

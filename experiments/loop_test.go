@@ -125,11 +125,17 @@ func sameContexts(t *testing.T, a, b Env) {
 // sweepFake runs a sweep with fakes into cache.
 func sweepFake(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
 	t.Helper()
+	return sweepFakeSut(t, src, sc, cache, cls, ctx, false)
+}
+
+// sweepFakeSut is sweepFake, with the grey-box blocks when sut is set.
+func sweepFakeSut(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context, sut bool) (*Table, error) {
+	t.Helper()
 	return sweep(ctx, sweepConfig{
 		study: fakeStudy(src, func() (classifier, error) { return cls, nil }), source: src,
 		variants: sc.Variants(), relations: fakeRelations(sc),
 		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
-		cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2,
+		cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2, sut: sut,
 	})
 }
 
@@ -141,7 +147,7 @@ func TestOnlineReplayIdentical(t *testing.T) {
 			name, withSut := strings.CutSuffix(name, "+sut")
 			sc := mustScenario(t, name)
 			src := newFakeSource(23)
-			tab, err := sweepFake(t, src, mustScenario(t, "hierarchical"), t.TempDir(), fakeClassifier{}, context.Background())
+			tab, err := sweepFakeSut(t, src, mustScenario(t, "hierarchical"), t.TempDir(), fakeClassifier{}, context.Background(), withSut)
 			if err != nil {
 				t.Fatal(err)
 			}

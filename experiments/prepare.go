@@ -22,6 +22,9 @@ import (
 // relation is built. Prepare does all of that before any long work starts.
 type Experiment struct {
 	Config *Config
+	// SutFeatures makes Sweep compute the grey-box blocks (Table.SutFeatures)
+	// even when features.kind has no sut (amt sweep -sut-features).
+	SutFeatures bool
 
 	study caseStudy
 	src   source // the (limited) data set's images
@@ -147,6 +150,7 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 	return sweepConfig{
 		study: e.study, source: e.full, limit: e.src.Len(), variants: e.sweepVariants, relations: e.relations,
 		newExtractor: e.newExt, cacheDir: e.Config.Cache, verdictKey: e.verdictKey, featureKey: e.featureKey,
+		sut:     e.SutFeatures || e.Config.Features.sut(),
 		workers: e.Config.Workers, progress: progress,
 	}
 }

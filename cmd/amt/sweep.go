@@ -37,6 +37,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	exp.SutFeatures = *sutOut != ""
 	p := experiments.NewProgress(env.stderr, "sweep "+cfg.Name)
 	start := time.Now()
 	t, err := exp.Sweep(ctx, p.Report)
