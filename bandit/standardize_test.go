@@ -6,7 +6,10 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/amt-dev/amt/mr"
 )
 
 // rawContexts returns n contexts of dimension d whose values have very
@@ -172,5 +175,70 @@ func TestStandardizerState(t *testing.T) {
 	other, _ := NewStandardizer(10, StandardizerConfig{Proj: 5, Keep: 2}, 5)
 	if err := other.loadState(gob.NewDecoder(bytes.NewReader(buf.Bytes()))); err == nil {
 		t.Error("state of another configuration loaded without error")
+	}
+}
+
+// Every agent that reads contexts takes the standardize option: on 512-d
+// contexts it then keeps a Standardizer in its state, a saved and reloaded
+// agent continues exactly as the original, and the policies see the
+// projected contexts (proj values), not the raw ones.
+func TestStandardizeEveryAgent(t *testing.T) {
+	spec := mr.Hierarchical()
+	xs := featureCtx(16)
+	for _, name := range Agents() {
+		info, _ := lookupAgent(name)
+		if !slices.Contains(Keys(name), "standardize") && !info.standardized {
+			if name != "random" && name != "ucb1" {
+				t.Errorf("%s reads contexts but has no standardize option", name)
+			}
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			opts := Options{"standardize": "true", "proj": "8"}
+			if name == "hts" {
+				delete(opts, "standardize") // always on
+			}
+			a, err := New(name, spec, Layout{Dim: 512}, opts, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.pre == nil || a.pre.Dim() != 8 {
+				t.Fatalf("standardizer %v", a.pre)
+			}
+			if m := a.Main(); m != nil {
+				if _, err := m.Distribution(make([]float32, 8)); err != nil {
+					t.Errorf("main bandit does not take 8-d contexts: %v", err)
+				}
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := 0; i < 40; i++ {
+				c, err := a.Choose(xs[i%len(xs)], rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Update(xs[i%len(xs)], c, i%3 == 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, err := ReadAgent(bytes.NewReader(stateBytes(t, a)), spec, Layout{Dim: 512})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r1, r2 := rand.New(rand.NewPCG(5, 5)), rand.New(rand.NewPCG(5, 5))
+			for i := 0; i < 20; i++ {
+				x := xs[(i*7)%len(xs)]
+				c1, err1 := a.Choose(x, r1)
+				c2, err2 := b.Choose(x, r2)
+				if err1 != nil || err2 != nil || c1 != c2 {
+					t.Fatalf("step %d: %+v %v, reloaded %+v %v", i, c1, err1, c2, err2)
+				}
+				if err := a.Update(x, c1, i%2 == 0); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Update(x, c2, i%2 == 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }
