@@ -227,7 +227,7 @@ var agents = []AgentInfo{
 		}},
 	{Name: "lints", Doc: "linear Thompson sampling on costs; standardised, projected contexts",
 		Options:  []Option{optLambda, optV, optSamples, optStandardize, optProj, optRound},
-		Defaults: Options{"lambda": "1", "v": "0.1", "standardize": "true"},
+		Defaults: Options{"lambda": "1", "v": "0.02", "standardize": "true", "proj": "8"},
 		new: func(k, dim int, cfg Config, seed uint64) (learner, error) {
 			return newLinPolicy(true, k, dim, cfg, seed), nil
 		}},
