@@ -51,7 +51,9 @@ type Experiment struct {
 // Agent is one agent folder of an experiment.
 type Agent struct {
 	// Name is the folder name, which tells apart agents of the same kind
-	// with different options (ablations); Summary.Agent is the kind.
+	// with different options (ablations); Summary.Agent is the agent's id
+	// (the folder name under amt run, the kind under amt replay), and
+	// Experiment.Kind its kind.
 	Name    string
 	Summary record.Summary
 	// Logs are the progress logs in ascending seed order (may be empty).
@@ -60,6 +62,20 @@ type Agent struct {
 	// agent's timing.json because summary.json had none (replay runs keep
 	// measured times out of the byte-reproducible summary).
 	TimesFromFile bool
+}
+
+// Kind is the agent's kind (the name of package bandit's agent table, as
+// "cover" for an agent with id "cover-linear"): run.json's entry for the
+// folder, else the summary's agent (what amt replay writes).
+func (e *Experiment) Kind(a Agent) string {
+	if e.Meta != nil {
+		for _, m := range e.Meta.Agents {
+			if m.ID == a.Name && m.Name != "" {
+				return m.Name
+			}
+		}
+	}
+	return a.Summary.Agent
 }
 
 // Load reads an experiment's result folder. configFile, when not empty, is

@@ -490,3 +490,47 @@ func TestRenderUnlabelledFolder(t *testing.T) {
 		}
 	}
 }
+
+// The setup table's kind column gives an agent's kind from run.json, not
+// its id: an agent with id cover-linear is a cover (and gets cover's
+// caveat); without run.json it is the summary's agent.
+func TestRenderAgentKind(t *testing.T) {
+	dir := copyDir(t, "testdata/tiny")
+	if err := os.Rename(filepath.Join(dir, "cover"), filepath.Join(dir, "cover-linear")); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "cover-linear", record.SummaryFile)
+	sum, err := record.ReadSummary(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Agent = "cover-linear" // amt run writes the id
+	if err := record.WriteSummary(sp, sum); err != nil {
+		t.Fatal(err)
+	}
+	meta := record.Meta{
+		Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+		Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "rotation:-10", "rotation:10"}},
+		Agents:   []record.AgentMeta{{ID: "cover-linear", Name: "cover", Options: map[string]string{"hidden": "0"}}, {ID: "random", Name: "random"}},
+	}
+	if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), meta); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := readTable(t, dir, "agents")
+	for _, w := range []string{"\ncover-linear,cover,hierarchical,", "\nrandom,random,hierarchical,"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("agents table lacks %q:\n%s", w, got)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	if !strings.Contains(string(report), "Agent `cover` reproduces Vowpal Wabbit") {
+		t.Error("the report lacks cover's caveat for an agent of kind cover")
+	}
+}
