@@ -66,11 +66,22 @@ type Agent struct {
 
 // Kind is the agent's kind (the name of package bandit's agent table, as
 // "cover" for an agent with id "cover-linear"): run.json's entry for the
-// folder, else the summary's agent (what amt replay writes).
+// folder's configured id (a regression experiment's folder, such as
+// cover-carried, names it in regression.json), else the summary's agent
+// (what amt replay writes).
 func (e *Experiment) Kind(a Agent) string {
+	id := a.Name
+	if e.Regression != nil {
+		for _, r := range e.Regression.Agents {
+			if r.ID == a.Name {
+				id = r.Agent
+				break
+			}
+		}
+	}
 	if e.Meta != nil {
 		for _, m := range e.Meta.Agents {
-			if m.ID == a.Name && m.Name != "" {
+			if m.ID == id && m.Name != "" {
 				return m.Name
 			}
 		}

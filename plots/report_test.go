@@ -534,3 +534,26 @@ func TestRenderAgentKind(t *testing.T) {
 		t.Error("the report lacks cover's caveat for an agent of kind cover")
 	}
 }
+
+// A regression experiment's folders (id-carried, id-fresh) find their kind
+// through regression.json's configured id; a folder neither file names
+// (amt replay's) keeps its summary's agent.
+func TestExperimentKind(t *testing.T) {
+	e := &Experiment{
+		Meta: &record.Meta{Agents: []record.AgentMeta{{ID: "cover-linear", Name: "cover"}, {ID: "hts", Name: "hts"}}},
+		Regression: &record.Regression{Agents: []record.RegressionAgent{
+			{ID: "cover-linear-carried", Agent: "cover-linear", State: record.Carried},
+			{ID: "hts-fresh", Agent: "hts", State: record.Fresh},
+		}},
+	}
+	for _, tc := range []struct{ folder, summary, want string }{
+		{"cover-linear-carried", "cover-linear-carried", "cover"},
+		{"hts-fresh", "hts-fresh", "hts"},
+		{"cover-linear", "cover-linear", "cover"},
+		{"lints", "lints", "lints"},
+	} {
+		if got := e.Kind(Agent{Name: tc.folder, Summary: record.Summary{Agent: tc.summary}}); got != tc.want {
+			t.Errorf("Kind(%s) = %q, want %q", tc.folder, got, tc.want)
+		}
+	}
+}
