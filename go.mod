@@ -6,6 +6,7 @@ require (
 	github.com/chewxy/hm v1.0.0
 	github.com/ebitengine/purego v0.10.2
 	github.com/owulveryck/onnx-go v0.5.0
+	golang.org/x/sync v0.11.0
 	golang.org/x/sys v0.30.0
 	golang.org/x/term v0.27.0
 	gonum.org/v1/gonum v0.15.1

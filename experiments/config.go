@@ -74,6 +74,9 @@ type Config struct {
 	Regression RegressionConfig
 
 	pos map[string]pos
+	// doc is the document parsed: what the results folder keeps as the
+	// snapshot config.yaml, and what their identity hashes.
+	doc []byte
 }
 
 // DataConfig is the data set of an experiment.
@@ -82,6 +85,8 @@ type DataConfig struct {
 	Path   string // resolved
 	Images string // COCO image folder (resolved), optional
 	Limit  int    // first Limit cases only (0 = all)
+	// MaxPixels is the image budget (data.Spec.MaxPixels); 0 for CIFAR-10.
+	MaxPixels int
 }
 
 // SUTConfig is the system under test.
@@ -122,6 +127,10 @@ type FeaturesConfig struct {
 	// greybox.go), which comes last.
 	Kinds []string
 	Model string // resolved path (kind model)
+	// Output names the model's tensor the features are read from (kind
+	// model; empty = its single graph output). A 4-D [N, C, H, W] tensor
+	// is averaged over H and W (global average pooling) to C features.
+	Output string
 }
 
 // extractor returns the kind of the extractor part of the context, ""
@@ -265,5 +274,6 @@ func parseConfig(doc []byte, name, assetsDir string) (*Config, error) {
 	if err := p.mapping(root.Content[0], "", "", p.cfg); err != nil {
 		return nil, err
 	}
+	p.cfg.doc = append([]byte(nil), doc...)
 	return p.cfg, nil
 }

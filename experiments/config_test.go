@@ -193,6 +193,42 @@ func TestPrepareChecksModel(t *testing.T) {
 	}
 }
 
+// features.output takes any tensor of the feature model; a misspelt one
+// is an error at the key, with the closest name and the list of tensors
+// with their shapes, before any work.
+func TestPrepareFeaturesOutput(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	doc := strings.NewReplacer("path: cifar10/x.bin", "path: cifar10/test_batch_first1017.bin",
+		"models/m.onnx", "models/cifar10_squeezenet1_1.onnx",
+		"kind: none", "kind: model\n  model: models/cifar10_resnet56.onnx\n  output: /GlobalAveragePool_output").Replace(baseConfig)
+	cfg, err := parseConfig([]byte(doc), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prepare(context.Background(), cfg)
+	for _, want := range []string{`exp/test.yaml:14:11: features.output: cifar10_resnet56.onnx computes no tensor "/GlobalAveragePool_output"; did you mean "/GlobalAveragePool_output_0"?`,
+		"/GlobalAveragePool_output_0 [-1 64 1 1], /Flatten_output_0 [-1 64], logits [-1 10]"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v\nwant it to contain %s", err, want)
+		}
+	}
+	cfg.Features.Output = "/GlobalAveragePool_output_0"
+	e, err := Prepare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := e.newExt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ext.Dim() != 64 {
+		t.Errorf("features of ResNet-56's global pool: Dim %d, want 64", ext.Dim())
+	}
+	if m := e.meta(); m.Features.Output != cfg.Features.Output {
+		t.Errorf("run.json features %+v", m.Features)
+	}
+}
+
 func TestParseSeeds(t *testing.T) {
 	for in, want := range map[string][]uint64{
 		"1-3": {1, 2, 3}, "5": {5}, "1-2, 7": {1, 2, 7}, "7,1-2": {7, 1, 2},

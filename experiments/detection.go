@@ -330,6 +330,9 @@ func (e *detectionEnv) load(i int) error {
 	return nil
 }
 
+// Load implements Env: it reads the source image and its ground truth.
+func (e *detectionEnv) Load(_ context.Context, image int) error { return e.load(image) }
+
 // Context implements Env: the extractor's features of the source image,
 // then the grey-box summary of its detections.
 func (e *detectionEnv) Context(_ context.Context, image int) ([]float32, error) {

@@ -1,7 +1,13 @@
 package experiments
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
 	"github.com/amt-dev/amt/features"
+	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -34,9 +40,24 @@ func newExtractorFactory(cfg *Config) (func() (extractor, error), error) {
 	case "phash":
 		return func() (extractor, error) { return features.PHash{}, nil }, nil
 	case "model":
-		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{})
+		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{Output: cfg.Features.Output})
+		var unknown *nn.UnknownTensorError
+		if errors.As(err, &unknown) {
+			names := make([]string, len(unknown.Tensors))
+			list := make([]string, len(unknown.Tensors))
+			for i, t := range unknown.Tensors {
+				names[i] = t.Name
+				list[i] = fmt.Sprintf("%s %v", t.Name, t.Shape)
+			}
+			return nil, cfg.errAt("features.output", "%s computes no tensor %q%s; its %d tensors (name [shape], -1 = any batch): %s",
+				filepath.Base(cfg.Features.Model), unknown.Name, didYouMean(unknown.Name, names), len(list), strings.Join(list, ", "))
+		}
 		if err != nil {
-			return nil, cfg.errAt("features.model", "%w", err)
+			key := "features.model"
+			if cfg.Features.Output != "" {
+				key = "features.output"
+			}
+			return nil, cfg.errAt(key, "%w", err)
 		}
 		return func() (extractor, error) { return m.Clone(), nil }, nil
 	}

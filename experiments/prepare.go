@@ -10,7 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
@@ -27,6 +31,10 @@ type Experiment struct {
 	// SutFeatures makes Sweep compute the grey-box blocks (Table.SutFeatures)
 	// even when features.kind has no sut (amt sweep -sut-features).
 	SutFeatures bool
+	// LogDecisions makes Run write every run's decisions, with contexts,
+	// propensities and costs, to <agent>/decisions-seed-<n>.jsonl (the
+	// log format of amt ope).
+	LogDecisions bool
 
 	study caseStudy
 	src   source // the (limited) data set's images
@@ -39,6 +47,7 @@ type Experiment struct {
 	sweepVariants []scenario.Variant
 	relations     map[string]relation
 	newExt        func() (extractor, error)
+	budget        *imageBudget // the sweep's pixels in flight
 	verdictKey    any
 	featureKey    any
 	// sha256 of the SUT model, the data and the feature model ("" without one)
@@ -48,6 +57,8 @@ type Experiment struct {
 	// swept.
 	after      *Experiment
 	afterTable *Table
+	// id is the identity of the experiment's results (record.Identity).
+	id record.Identity
 }
 
 // Prepare opens the data set, loads the model and the feature extractor,
@@ -74,7 +85,10 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 // sutKey.
 func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, error) {
 	e := &Experiment{Config: cfg}
-	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images})
+	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images, MaxPixels: int64(cfg.Data.MaxPixels)})
+	if tl := (*data.TooLargeError)(nil); errors.As(err, &tl) {
+		return nil, cfg.errAt("data.max_pixels", "%w (raise data.max_pixels, or -max-pixels, to allow them; see the README on memory)", err)
+	}
 	if err != nil {
 		return nil, cfg.errAt("data.path", "%w", err)
 	}
@@ -84,6 +98,13 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 			return nil, cfg.errAt("data.limit", "%d is more than the %d images of %s", cfg.Data.Limit, n, cfg.Data.Path)
 		}
 		n = cfg.Data.Limit
+	}
+	if sz, ok := src.(data.Sizer); ok {
+		budget := int64(cfg.Data.MaxPixels)
+		if budget <= 0 {
+			budget = data.DefaultMaxPixels
+		}
+		e.budget = newImageBudget(budget, sz.Size)
 	}
 	e.full = data.Images{Source: src}
 	e.src = limited{source: e.full, n: n}
@@ -130,7 +151,7 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 	if e.modelHash, err = fileHash(ctx, cfg.SUT.Model); err != nil {
 		return nil, err
 	}
-	if e.dataHash, err = pathHash(ctx, cfg.Data.Path); err != nil {
+	if e.dataHash, err = dataHash(ctx, cfg.Data.Path, src); err != nil {
 		return nil, err
 	}
 	if cfg.Features.Model != "" {
@@ -147,7 +168,22 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		Version            int
 		Data, Format, Kind string
 		Model              string
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash}
+		// Output is the feature model's tensor (features.output); empty
+		// for the graph output, which leaves the keys of caches made
+		// before the setting existed unchanged.
+		Output string `json:",omitempty"`
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash, cfg.Features.Output}
+	// The results' identity: the configuration's bytes and the names of
+	// the sweep's two cache tables (which cover every input file's content).
+	vdir, err := cacheDir("", "verdicts", e.verdictKey)
+	if err != nil {
+		return nil, err
+	}
+	fdir, err := cacheDir("", "features", e.featureKey)
+	if err != nil {
+		return nil, err
+	}
+	e.id = record.Identity{ConfigSHA256: record.SHA256(cfg.doc), SweepKey: vdir + " " + fdir}
 	return e, nil
 }
 
@@ -175,7 +211,7 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 		study: e.study, source: e.full, limit: e.src.Len(), variants: e.sweepVariants, relations: e.relations,
 		newExtractor: e.newExt, cacheDir: e.Config.Cache, verdictKey: e.verdictKey, featureKey: e.featureKey,
 		sut:     e.SutFeatures || e.Config.Features.sut(),
-		workers: e.Config.Workers, progress: progress,
+		workers: e.Config.Workers, budget: e.budget, progress: progress,
 	}
 }
 
@@ -185,17 +221,22 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := "sweep " + e.Config.Name
+		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "images", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	t, err := sweep(ctx, e.sweepSetup(pf))
 	if err != nil {
 		return nil, err
 	}
-	if err := e.writeMeta(); err != nil {
+	csv := filepath.Join(e.Config.Output, record.VerdictsFile)
+	if err := t.WriteCSV(csv, e.Config.Scenario.Variants()); err != nil {
 		return nil, err
 	}
-	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsFile), e.Config.Scenario.Variants()); err != nil {
+	sum, err := record.FileSHA256(csv)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.writeRunFiles(sum); err != nil {
 		return nil, err
 	}
 	if e.after != nil {
@@ -212,7 +253,7 @@ func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, 
 func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := "sweep " + e.Config.Name + " (SUT after the change)"
+		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "images", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	t, err := sweep(ctx, e.after.sweepSetup(pf))
@@ -244,6 +285,7 @@ func (t *Table) replayEnv(sc scenario.Scenario, sut bool) (Env, error) {
 func (e *Experiment) meta() record.Meta {
 	cfg := e.Config
 	m := record.Meta{
+		Identity:   e.id,
 		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
 		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
 		Features: record.FeaturesMeta{Kind: cfg.Features.kind()},
@@ -257,16 +299,92 @@ func (e *Experiment) meta() record.Meta {
 	}
 	if cfg.Features.Model != "" {
 		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
+		m.Features.Output = cfg.Features.Output
 	}
 	for _, a := range cfg.Agents {
-		m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+		if !cfg.Regressing() {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+			continue
+		}
+		for _, state := range []string{record.Carried, record.Fresh} {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: regressionID(a.ID, state), Name: a.Name, Options: a.Options})
+		}
 	}
 	return m
 }
 
-// writeMeta writes the experiment's run.json into its results folder.
-func (e *Experiment) writeMeta() error {
-	return record.WriteMeta(filepath.Join(e.Config.Output, record.MetaFile), e.meta())
+// writeRunFiles writes the configuration's snapshot config.yaml and
+// run.json into the results folder; verdictsSHA256 is the sha256 of the
+// folder's sweep.csv, "" for none.
+func (e *Experiment) writeRunFiles(verdictsSHA256 string) error {
+	out := e.Config.Output
+	if err := record.WriteFileAtomic(filepath.Join(out, record.ConfigFile), e.Config.doc); err != nil {
+		return err
+	}
+	m := e.meta()
+	m.VerdictsSHA256 = verdictsSHA256
+	return record.WriteMeta(filepath.Join(out, record.MetaFile), m)
+}
+
+// keepVerdicts returns the sha256 of the results folder's sweep.csv when it
+// belongs to this experiment (an earlier amt sweep of the same
+// configuration wrote it, as run.json says), so that an online run keeps
+// it; otherwise it removes a stale sweep.csv and returns "".
+func (e *Experiment) keepVerdicts() (string, error) {
+	out := e.Config.Output
+	csv := filepath.Join(out, record.VerdictsFile)
+	if _, err := os.Stat(csv); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if m, err := record.ReadMeta(filepath.Join(out, record.MetaFile)); err == nil && m.Identity == e.id && m.VerdictsSHA256 != "" {
+		if sum, err := record.FileSHA256(csv); err == nil && sum == m.VerdictsSHA256 {
+			return sum, nil
+		}
+	}
+	if err := os.Remove(csv); err != nil {
+		return "", fmt.Errorf("removing the stale %s: %w", csv, err)
+	}
+	return "", nil
+}
+
+// removeStaleAgents deletes the agent folders of the results folder that
+// no agent of the configuration writes (an agent removed or renamed since
+// an earlier run into the same folder), so that they are not read as
+// results of this run. Only folders holding nothing but result files
+// (summary.json, timing.json, seed-<n>.jsonl) are removed, each with a
+// line to log; any other folder is left, and amt plot names it.
+func (e *Experiment) removeStaleAgents(log io.Writer) error {
+	out := e.Config.Output
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("results folder: %w", err)
+	}
+	agents := map[string]bool{record.FiguresDir: true, record.TablesDir: true}
+	for _, a := range e.Config.Agents {
+		agents[a.ID] = true
+	}
+	for _, en := range entries {
+		if !en.IsDir() || agents[en.Name()] || strings.HasPrefix(en.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(out, en.Name())
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("results folder: %w", err)
+		}
+		results := len(files) > 0
+		for _, f := range files {
+			results = results && f.Type().IsRegular() && record.IsAgentFile(f.Name())
+		}
+		if !results {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("removing the stale agent folder %s: %w", dir, err)
+		}
+		fmt.Fprintf(log, "%s: removed %s, an earlier run's: no agent of the configuration writes it\n", e.Config.Name, dir)
+	}
+	return nil
 }
 
 // Run runs every agent of the experiment over every seed (online or
@@ -312,6 +430,13 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		if env, err = e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc); err != nil {
 			return err
 		}
+		sum, err := e.keepVerdicts()
+		if err != nil {
+			return err
+		}
+		if err := e.writeRunFiles(sum); err != nil {
+			return err
+		}
 		if a := e.after; a != nil {
 			if after, err = a.study.newEnv(a.src.Len(), a.newExt, a.Config.Features.sut(), a.relations, sc); err != nil {
 				return err
@@ -320,26 +445,23 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	default:
 		return cfg.errAt("mode", "unknown mode %q", cfg.Mode)
 	}
-	if err := e.writeMeta(); err != nil {
+	if err := e.removeStaleAgents(log); err != nil {
 		return err
-	}
-	if b, err := os.ReadFile(cfg.File); err == nil {
-		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, record.ConfigFile), b); err != nil {
-			return err
-		}
 	}
 	if e.after != nil {
 		return e.runRegression(ctx, env, after, log, progress)
 	}
 	for _, a := range cfg.Agents {
-		fmt.Fprintf(log, "%s: agent %s (%s), %d seeds, %s mode\n", cfg.Name, a.ID, a.Name, len(cfg.Seeds), cfg.Mode)
+		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, count(len(cfg.Seeds), "seed"), cfg.Mode)
 		var trace func(uint64, Step)
 		if progress != nil {
 			iters := cfg.Iterations
 			if iters == 0 {
 				iters = cfg.Passes * env.Len()
 			}
-			total, done, stage := iters*len(cfg.Seeds), 0, a.ID+" ("+cfg.Mode+")"
+			total, done := iters*len(cfg.Seeds), 0
+			stage := Stage{Name: "agent " + a.ID, Unit: "iterations"}
+			progress(stage, 0, total)
 			trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}
 		stateDir := ""
@@ -357,7 +479,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return ag, err
 		}, filepath.Join(cfg.Output, a.ID), SeedsOptions{
 			Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
-			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace,
+			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, Identity: e.id, LogDecisions: e.LogDecisions,
 		})
 		if err != nil {
 			return err
@@ -367,7 +489,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			it += r.Iterations
 			viol += r.Violations
 		}
-		fmt.Fprintf(log, "%s: agent %s: %d violations in %d iterations (%.2f%%)\n", cfg.Name, a.ID, viol, it, 100*float64(viol)/float64(max(it, 1)))
+		fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", cfg.Name, a.ID, count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
 	}
 	return nil
 }
@@ -397,6 +519,59 @@ func fileHash(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// An imageLister is a data set whose images are files that its main file
+// only lists (a COCO instances JSON and its image folder).
+type imageLister interface {
+	ImageFiles() (names, paths []string)
+}
+
+// dataHash returns the hex sha256 that the cache keys and run.json record
+// for a data set: pathHash of its path (a CIFAR-10 file; an image folder's
+// files), and for a data set that lists its image files (COCO) the hash of
+// the JSON's hash followed by every listed image, in the JSON's order, as
+// its name and the sha256 of its content — so that a changed image
+// invalidates the cached verdicts and features, not only a changed JSON.
+// The images are hashed in parallel (GOMAXPROCS readers).
+func dataHash(ctx context.Context, path string, src data.Source) (string, error) {
+	h, err := pathHash(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	l, ok := src.(imageLister)
+	if !ok {
+		return h, nil
+	}
+	names, paths := l.ImageFiles()
+	sums := make([]string, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				sums[i], errs[i] = fileHash(ctx, paths[i])
+				if errs[i] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
+	}
+	all := sha256.New()
+	fmt.Fprintf(all, "%s\n", h)
+	for i, name := range names {
+		fmt.Fprintf(all, "%s %s\n", name, sums[i])
+	}
+	return hex.EncodeToString(all.Sum(nil)), nil
 }
 
 // pathHash hashes a file, or a folder's files (names and contents, sorted

@@ -101,6 +101,9 @@ type phasedEnv struct {
 
 func (e *phasedEnv) Len() int              { return e.envs[0].Len() }
 func (e *phasedEnv) Layout() bandit.Layout { return e.envs[0].Layout() }
+func (e *phasedEnv) Load(ctx context.Context, image int) error {
+	return e.envs[e.phase].Load(ctx, image)
+}
 func (e *phasedEnv) Context(ctx context.Context, image int) ([]float32, error) {
 	return e.envs[e.phase].Context(ctx, image)
 }
@@ -128,11 +131,18 @@ func (a *phasedAgent) Update(ctx []float32, c Choice, violated bool) error {
 	return a.cur.Update(ctx, c, violated)
 }
 
+// regressionID is the results folder name of agent id carried or fresh
+// (state) across the change of a regression experiment.
+func regressionID(id, state string) string { return id + "-" + state }
+
 // regressionRuns runs one agent of a regression experiment over every seed,
 // carrying its state across the change (record.Carried) or starting a new
-// one there (record.Fresh), and writes the usual results into dir; it
-// returns each seed's counts before and after the change.
-func regressionRuns(ctx context.Context, before, after Env, cfg *Config, spec AgentSpec, state, id, dir, stateDir string, progress ProgressFunc) ([]record.RegressionRun, error) {
+// one there (record.Fresh), and writes the usual results into its folder
+// (regressionID); it returns each seed's counts before and after the
+// change.
+func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec AgentSpec, state, stateDir string, progress ProgressFunc) ([]record.RegressionRun, error) {
+	cfg := e.Config
+	id := regressionID(spec.ID, state)
 	sc := cfg.Scenario
 	n := before.Len()
 	switchAt := cfg.Passes * n
@@ -147,7 +157,7 @@ func regressionRuns(ctx context.Context, before, after Env, cfg *Config, spec Ag
 		return agent, err
 	}
 	total := (cfg.Passes + cfg.Regression.Passes) * n
-	done, stage := 0, id+" ("+cfg.Mode+")"
+	done, stage := 0, Stage{Name: "agent " + id + " (" + cfg.Mode + ")", Unit: "iterations"}
 	trace := func(seed uint64, s Step) {
 		r := &runs[len(runs)-1]
 		c := record.Counts{Count: 1}
@@ -186,9 +196,12 @@ func regressionRuns(ctx context.Context, before, after Env, cfg *Config, spec Ag
 			progress(stage, done, total*len(cfg.Seeds))
 		}
 	}
-	_, err := RunSeeds(ctx, env, sc, newAgent, dir, SeedsOptions{
+	if progress != nil {
+		progress(stage, 0, total*len(cfg.Seeds))
+	}
+	_, err := RunSeeds(ctx, env, sc, newAgent, filepath.Join(cfg.Output, id), SeedsOptions{
 		Agent: id, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes + cfg.Regression.Passes,
-		Interval: cfg.LogInterval, Timing: cfg.Timing, Trace: trace,
+		Interval: cfg.LogInterval, Timing: cfg.Timing, Trace: trace, Identity: e.id,
 	})
 	return runs, err
 }
@@ -211,9 +224,9 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 		SUTAfter:  record.File{Path: e.after.Config.SUT.Model, SHA256: e.after.modelHash}}
 	for _, a := range cfg.Agents {
 		for _, state := range []string{record.Carried, record.Fresh} {
-			id := a.ID + "-" + state
+			id := regressionID(a.ID, state)
 			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %d seeds, %s mode\n", cfg.Name, id, a.Name, state, len(cfg.Seeds), cfg.Mode)
-			runs, err := regressionRuns(ctx, before, after, cfg, a, state, id, filepath.Join(cfg.Output, id), stateDir, progress)
+			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress)
 			if err != nil {
 				return err
 			}

@@ -199,11 +199,14 @@ func TestRegressionStateInvariants(t *testing.T) {
 	rnd := AgentSpec{ID: "random", Name: "random"}
 	runs := func(spec AgentSpec, state string) (dir, stateDir string) {
 		t.Helper()
-		dir, stateDir = t.TempDir(), t.TempDir()
-		if _, err := regressionRuns(context.Background(), before, after, cfg, spec, state, spec.ID+"-"+state, dir, stateDir, nil); err != nil {
+		out, stateDir := t.TempDir(), t.TempDir()
+		c := *cfg
+		c.Output = out
+		e := &Experiment{Config: &c}
+		if _, err := e.regressionRuns(context.Background(), before, after, spec, state, stateDir, nil); err != nil {
 			t.Fatal(err)
 		}
-		return dir, stateDir
+		return filepath.Join(out, regressionID(spec.ID, state)), stateDir
 	}
 	logs := func(dir string, seed uint64) []record.LogLine {
 		t.Helper()

@@ -5,11 +5,13 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -108,6 +110,9 @@ var schema = []key{
 	{path: "data.images", only: func(c *Config) bool { return c.Data.Format == "coco" }, onlyDoc: "data.format is coco",
 		defDoc: "the JSON file's folder", val: bind(filePath(func(*Config) bool { return true }), func(c *Config) *string { return &c.Data.Images }),
 		doc: "the COCO image folder"},
+	{path: "data.max_pixels", only: func(c *Config) bool { return c.Data.Format != "cifar10" }, onlyDoc: "data.format is coco or folder",
+		def: strconv.Itoa(data.DefaultMaxPixels), val: bind(intIn(1, 1<<36), func(c *Config) *int { return &c.Data.MaxPixels }),
+		doc: "the image budget: an image of more pixels (width × height, read from its header before any pixel is decoded) is refused when the data set is opened; the default admits 8K frames and bounds a sweep worker's memory (see the README)"},
 	{path: "data.limit", def: "0", val: bind(intIn(0, math.MaxInt32), func(c *Config) *int { return &c.Data.Limit }),
 		doc: "use the first N images only (0 = all); a limited sweep reads and extends the cache of the whole data set"},
 
@@ -144,7 +149,10 @@ var schema = []key{
 		doc: "model (an ONNX feature model's output for the source image), phash (its 256-bit perceptual hash), none (a constant 1: context-free agents) or sut (the grey-box block: what the SUT answered on the source image: softmax and top-1 − top-2 logit margin of a classifier, a 7-value summary of a detector's detections); a list concatenates, sut last: [model, sut]"},
 	{path: "features.model", required: true, only: func(c *Config) bool { return slices.Contains(c.Features.Kinds, "model") }, onlyDoc: "features.kind has model",
 		val: bind(filePath(nil), func(c *Config) *string { return &c.Features.Model }),
-		doc: "the ONNX feature model: one output row per image (the shipped one is a 512-d SqueezeNet trunk)"},
+		doc: "the ONNX feature model: one output row per image (the shipped one, features512_squeezenet1_1.onnx, is the 512-d trunk of the SqueezeNet SUT itself)"},
+	{path: "features.output", only: func(c *Config) bool { return slices.Contains(c.Features.Kinds, "model") }, onlyDoc: "features.kind has model",
+		defDoc: "the model's single graph output", val: bind(nonEmpty("a tensor name"), func(c *Config) *string { return &c.Features.Output }),
+		doc: "the model's tensor the features are read from: any tensor its graph computes, intermediate ones included (a misspelt name gets the list with shapes); an [N, C, H, W] feature map is averaged over H × W to C features (global average pooling), e.g. /GlobalAveragePool_output_0 of cifar10_resnet56.onnx, 64 features from a network other than the SUT"},
 
 	{path: "action_set", required: true, val: bind(actionSet(), func(c *Config) *scenario.Scenario { return &c.Scenario }),
 		doc: "what the agents choose from: a built-in scenario (amt mrs lists them) or a mapping defining one"},

@@ -176,8 +176,14 @@ func TestConfigReferenceAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range bandit.Keys(a.Name) {
-			// The default the reference shows is the agent's effective one.
+			// The default the reference shows is the agent's effective one
+			// (Canonical leaves out options at a default it omits).
 			def := ""
+			for _, o := range a.Options {
+				if o.Key == k {
+					def = o.Default
+				}
+			}
 			for _, kv := range strings.Split(cfg.Canonical(a.Name), ",") {
 				if kk, v, _ := strings.Cut(kv, "="); kk == k {
 					def = v

@@ -47,6 +47,8 @@ type sweepConfig struct {
 	limit int
 	// workers is the number of concurrent workers; 0 means GOMAXPROCS.
 	workers int
+	// budget, when set, bounds the pixels of the images in flight.
+	budget *imageBudget
 	// progress, when set, is called with the number of finished images
 	// (cached ones included) after each image.
 	progress func(done, total int)
@@ -406,8 +408,13 @@ func (s *sweepRun) worker(ctx context.Context, w int, jobs <-chan int, finished 
 		if ctx.Err() != nil {
 			return nil
 		}
+		// The image's pixels come out of the budget until it is done (an
+		// error ends the sweep, and its cancel unblocks the other workers).
+		release, err := s.cfg.budget.acquire(ctx, i)
+		if err != nil {
+			return nil
+		}
 		var img rgb.Image
-		var err error
 		if !s.haveV[i] {
 			if jd == nil {
 				if jd, err = s.cfg.study.newJudge(); err != nil {
@@ -452,6 +459,8 @@ func (s *sweepRun) worker(ctx context.Context, w int, jobs <-chan int, finished 
 			}
 			copy(s.t.Features[i*s.t.Dim:], f)
 		}
+		img = rgb.Image{}
+		release()
 		finished <- i
 	}
 	return nil

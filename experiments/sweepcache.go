@@ -146,7 +146,7 @@ func (c *cacheTable) load(ctx context.Context, fn func([]byte) error) error {
 				continue
 			}
 			if err := fn(sc.Bytes()); err != nil {
-				return fmt.Errorf("sweep: cache file %s:%d: %w", f, ln, err)
+				return fmt.Errorf("sweep: cache file %s:%d is damaged: %w; delete the file (the sweep computes its images again) or the table's folder %s", f, ln, err, c.dir)
 			}
 		}
 		if err := sc.Err(); err != nil {

@@ -305,7 +305,10 @@ func tuneRuns(ctx context.Context, env Env, sc scenario.Scenario, spec AgentSpec
 		done int
 	)
 	total := len(settings) * len(seeds)
-	stage := "tune " + spec.ID
+	stage := Stage{Name: "tune " + spec.ID, Unit: "replays"}
+	if progress != nil {
+		progress(stage, 0, total)
+	}
 	for w := 0; w < min(workers, total); w++ {
 		wg.Add(1)
 		go func() {

@@ -78,35 +78,9 @@ func attempt(f func()) (ok bool) {
 }
 
 func (p *program) build(batch int) (*instance, error) {
-	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true,
-		maxElements: mulSat(p.opt.MaxElements, int64(max(batch, 1)))}
-	for name, c := range p.consts {
-		b.env[name] = constVal(c)
-	}
-	inst := &instance{p: p, g: b.g}
-	for _, in := range p.inputs {
-		shape := slices.Clone(in.Shape)
-		if shape[0] < 0 {
-			shape[0] = batch
-		}
-		if shape[0] < 0 {
-			return nil, fmt.Errorf("internal: no batch size for input %q", in.Name)
-		}
-		if _, ok := checkedNumel(shape, b.maxElements); !ok {
-			return nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, b.maxElements)
-		}
-		n := gorgonia.NewTensor(b.g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(in.Name))
-		b.env[in.Name] = &value{n: n, shape: shape}
-		inst.inputs = append(inst.inputs, n)
-	}
-	for i := range p.nodes {
-		if b.skip[i] {
-			continue
-		}
-		b.idx = i
-		if err := b.compileNode(i); err != nil {
-			return nil, err
-		}
+	b, inst, err := p.compile(batch)
+	if err != nil {
+		return nil, err
 	}
 	for k, out := range p.outputs {
 		v, ok := b.env[out.Name]
@@ -142,13 +116,49 @@ func (p *program) build(batch int) (*instance, error) {
 			keep[v.op] = true
 		}
 	}
-	var err error
 	if inst.ops, inst.bufs, err = planMemory(b.g, keep); err != nil {
 		return nil, fmt.Errorf("memory plan: %w", err)
 	}
 	inst.recordMemory(b)
 	inst.vm = gorgonia.NewTapeMachine(b.g)
 	return inst, nil
+}
+
+// compile compiles every node of p for batch images, leaving each value's
+// name bound in the builder's env, and returns the builder and the
+// instance with its inputs.
+func (p *program) compile(batch int) (*builder, *instance, error) {
+	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true,
+		maxElements: mulSat(p.opt.MaxElements, int64(max(batch, 1)))}
+	for name, c := range p.consts {
+		b.env[name] = constVal(c)
+	}
+	inst := &instance{p: p, g: b.g}
+	for _, in := range p.inputs {
+		shape := slices.Clone(in.Shape)
+		if shape[0] < 0 {
+			shape[0] = batch
+		}
+		if shape[0] < 0 {
+			return nil, nil, fmt.Errorf("internal: no batch size for input %q", in.Name)
+		}
+		if _, ok := checkedNumel(shape, b.maxElements); !ok {
+			return nil, nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, b.maxElements)
+		}
+		n := gorgonia.NewTensor(b.g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(in.Name))
+		b.env[in.Name] = &value{n: n, shape: shape}
+		inst.inputs = append(inst.inputs, n)
+	}
+	for i := range p.nodes {
+		if b.skip[i] {
+			continue
+		}
+		b.idx = i
+		if err := b.compileNode(i); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b, inst, nil
 }
 
 // compileNode compiles node i with its operator's build function, binding

@@ -39,8 +39,8 @@ const (
 // maxRank is the largest tensor rank the engine handles.
 const maxRank = 32
 
-// LoadOptions bounds what loading and running a model may allocate. The
-// zero value means the defaults.
+// LoadOptions bounds what loading and running a model may allocate, and
+// may choose its outputs. The zero value means the defaults.
 type LoadOptions struct {
 	// MaxBytes bounds the memory planned for a run: the weights, the
 	// constants computed at load time, the activation buffers of the
@@ -62,6 +62,10 @@ type LoadOptions struct {
 	// Batch is the batch size whose planned memory is checked at load
 	// time. 0 means the model's own: 1, or its fixed batch size.
 	Batch int
+	// Outputs, when not empty, makes these tensors the model's outputs
+	// (see outputs.go): any float tensor the graph computes, intermediate
+	// ones included. Empty means the graph's own outputs.
+	Outputs []string
 }
 
 // withDefaults returns o with its zero fields set to the defaults.

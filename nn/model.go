@@ -202,6 +202,11 @@ func load(b []byte, name string, opt LoadOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(opt.Outputs) > 0 {
+		if p, err = p.withOutputs(opt.Outputs); err != nil {
+			return nil, err
+		}
+	}
 	m := &Model{p: p, insts: map[int]*instance{}}
 	// Build the graph for the smallest batch now so that unsupported
 	// operators and attributes are reported at load time.

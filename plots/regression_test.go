@@ -52,7 +52,7 @@ func TestRegressionSection(t *testing.T) {
 	if err := record.WriteRegression(filepath.Join(dir, record.RegressionFile), reg); err != nil {
 		t.Fatal(err)
 	}
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,10 @@ package plots
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -82,7 +85,44 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 		return Output{}, fmt.Errorf("plots: %w", err)
 	}
 	out.Report = record.ReportFile
+	if err := removeStale(e.Dir, out); err != nil {
+		return Output{}, err
+	}
 	return out, nil
+}
+
+// outputExts are the extensions of the files Render writes into figures/
+// and tables/.
+var outputExts = map[string]bool{".png": true, ".svg": true, ".md": true, ".csv": true, ".tex": true}
+
+// removeStale deletes the figures and tables of earlier renders that this
+// one did not write (a section that no longer applies, a renamed agent), so
+// the folder never shows a figure of other results. Only files with the
+// extensions Render writes are touched.
+func removeStale(dir string, out Output) error {
+	keep := map[string]bool{}
+	for _, f := range append(append([]string(nil), out.Figures...), out.Tables...) {
+		keep[filepath.Clean(f)] = true
+	}
+	for _, sub := range []string{record.FiguresDir, record.TablesDir} {
+		ents, err := os.ReadDir(filepath.Join(dir, sub))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+		for _, en := range ents {
+			rel := filepath.Join(sub, en.Name())
+			if !en.Type().IsRegular() || keep[rel] || !outputExts[filepath.Ext(en.Name())] {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+				return fmt.Errorf("plots: removing the stale %s: %w", rel, err)
+			}
+		}
+	}
+	return nil
 }
 
 // sections are the report's sections in their order. Each is one file,
@@ -177,6 +217,12 @@ func (b *builder) init() error {
 	}
 	b.labelled = b.detection || hasLabels(e)
 	b.paper = b.labelled && (e.Meta == nil || e.Meta.Data.Format == "" || paperDataFormats[e.Meta.Data.Format])
+	if e.Legacy {
+		b.caveat("No file of this folder carries a run identity (an amt that did not record them wrote it), so that they all come from one run (one configuration, one sweep, the same seeds) could not be checked; `amt run` again makes them checkable.")
+	}
+	for _, f := range e.Unchecked {
+		b.caveat("`%s` could not be checked against the agents' runs: the folder has no `%s` recording it.", f, record.MetaFile)
+	}
 	return nil
 }
 

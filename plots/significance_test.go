@@ -31,7 +31,7 @@ func TestSignificanceSection(t *testing.T) {
 	dir := t.TempDir()
 	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8}
 	synthExperiment(t, dir, 300, seeds, 50)
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestSignificanceSection(t *testing.T) {
 func TestSignificanceNeedsSeeds(t *testing.T) {
 	dir := t.TempDir()
 	synthExperiment(t, dir, 60, []uint64{1}, 20)
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

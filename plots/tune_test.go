@@ -27,7 +27,7 @@ func TestTuneSection(t *testing.T) {
 	if err := record.WriteTuning(filepath.Join(dir, record.TuneFile), tu); err != nil {
 		t.Fatal(err)
 	}
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestTuneSection(t *testing.T) {
 		tu.Agents[0].Settings[i].Rates = append(tu.Agents[0].Settings[i].Rates, 0.5)
 	}
 	record.WriteTuning(filepath.Join(dir, record.TuneFile), tu)
-	if _, err := Load(dir, ""); err == nil || !bytes.Contains([]byte(err.Error()), []byte("seed 2 is both a tuning and an evaluation seed")) {
+	if _, err := Load(dir); err == nil || !bytes.Contains([]byte(err.Error()), []byte("seed 2 is both a tuning and an evaluation seed")) {
 		t.Errorf("overlapping tune.json: %v", err)
 	}
 }

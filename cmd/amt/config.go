@@ -40,8 +40,8 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 		for i, a := range c.Agents {
 			ids[i] = a.ID
 		}
-		fmt.Fprintf(env.stdout, "%s: ok: %s, %s %s, scenario %s, agents %s, %d seeds\n",
-			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), len(c.Seeds))
+		fmt.Fprintf(env.stdout, "%s: ok: %s, %s %s, scenario %s, agents %s, %s\n",
+			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), count(len(c.Seeds), "seed"))
 	}
 	return errors.Join(errs...)
 }

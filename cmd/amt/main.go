@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // command is one subcommand of amt.
@@ -85,6 +86,9 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 		return errUsage
 	}
 	name := args[0]
+	if name == "help" && len(args) > 1 { // amt help run: amt run -h
+		return dispatch(ctx, env, []string{args[1], "-h"})
+	}
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		usage(env.stdout)
 		return nil
@@ -102,15 +106,46 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 	return fmt.Errorf("unknown command %q", name)
 }
 
+// stopGrace is how long amt may take to stop after SIGINT or SIGTERM
+// before it exits anyway. Every long loop checks for cancellation between
+// images or iterations (a second at most), and every result file is
+// written atomically, so exiting then loses nothing written.
+const stopGrace = 10 * time.Second
+
+// main runs a command. SIGINT (Ctrl-C) or SIGTERM cancels its context:
+// the command stops at its next check, says what it had done and how to
+// go on (as "sweep interrupted after 412 of 1017 images (finished images
+// are cached; rerun to resume): interrupt signal received"), and amt exits
+// with the shell's status for the signal, 128+n (130 for SIGINT, 143 for
+// SIGTERM). A second signal, or stopGrace without stopping, ends it at
+// once.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	caught := make(chan syscall.Signal, 1)
+	go func() {
+		s, _ := (<-sigs).(syscall.Signal)
+		signal.Stop(sigs) // a second signal ends the process at once, the default way
+		caught <- s
+		cancel(fmt.Errorf("%v signal received", s))
+		time.Sleep(stopGrace)
+		fmt.Fprintf(os.Stderr, "amt: %v signal received, and still not stopped after %s: exiting\n", s, stopGrace)
+		os.Exit(128 + int(s))
+	}()
 	env := &cliEnv{stdout: os.Stdout, stderr: os.Stderr}
 	if err := dispatch(ctx, env, os.Args[1:]); err != nil {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "amt:", err)
 		}
-		os.Exit(1)
+		code := 1
+		select {
+		case s := <-caught:
+			code = 128 + int(s)
+		default:
+		}
+		os.Exit(code)
 	}
 }
 
@@ -124,4 +159,13 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// count writes n with its noun, in the plural unless n is 1: "1
+// violation", "3 seeds".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

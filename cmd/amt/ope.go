@@ -24,7 +24,8 @@ type opeRow struct {
 func cmdOPE(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "ope", "-log FILE.jsonl [-agents a,b,...] [-agent-opts k=v,...] [flags]\n\n"+
 		"Estimates the expected cost per decision of each agent from logged decisions\n"+
-		"(JSON lines {\"context\":[...],\"arm\":K,\"prob\":P,\"cost\":C}, arms 0-based) with\n"+
+		"(JSON lines {\"context\":[...],\"arm\":K,\"prob\":P,\"cost\":C}, arms 0-based; amt run\n"+
+		"-log-decisions writes them, an arm being a follow-up of the scenario) with\n"+
 		"IPS, SNIPS and DR and normal-approximation confidence intervals. Each agent is\n"+
 		"scored on every record before it learns from that record (progressive\n"+
 		"validation); \"logged\" is the logging policy's own mean cost. Agents: uniform,\n"+

@@ -33,7 +33,7 @@ func denseImages(rows []record.Verdict) {
 
 // cmdReplay runs one bandit agent against a precomputed verdict table.
 func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 [-sut-features SUT.f32] -scenario NAME [-objective paper|fault] -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] -out DIR")
+	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 [-sut-features SUT.f32] -scenario NAME [-objective paper|fault] -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] [-log-decisions] -out DIR")
 	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv; a detection table's image_id column is numbered by first appearance)")
 	feats := fs.String("features", "", "context features: raw little-endian float32 [images, dim], row i = image i (amt sweep -features)")
 	sutFeats := fs.String("sut-features", "", "the grey-box block, appended to each context: raw little-endian float32 [images, n] (amt sweep -sut-features)")
@@ -48,6 +48,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	interval := fs.Int("log-interval", 100, "iterations between progress log lines")
 	timing := fs.Bool("timing", false, "put measured times into summary.json (they are always in timing.json; off keeps summary.json byte-reproducible)")
 	out := fs.String("out", "", "output folder: summary.json, seed-<n>.jsonl, timing.json")
+	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to decisions-seed-<n>.jsonl, the log format of amt ope")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -103,6 +104,11 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if !math.IsNaN(rows[0].MapOriginal) {
 		denseImages(rows)
 	}
+	// The table alone first: a table cut short in the middle of an image
+	// is reported as such, not as a mismatch with the features.
+	if _, err := experiments.NewReplayEnv(rows, nil, bandit.Layout{}, sc); err != nil {
+		return fmt.Errorf("%s: %w", *verdicts, err)
+	}
 	images := 0
 	for _, r := range rows {
 		images = max(images, r.Image+1)
@@ -135,10 +141,21 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if _, err := experiments.NewAgent(spec, sc, layout, seeds[0]); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
+	settings := fmt.Sprintf("scenario %s\nseeds %v\npasses %d\niterations %d\nlog-interval %d\ntiming %v\ndim %d\n",
+		sc.Name, seeds, *passes, *iters, *interval, *timing, layout.Dim-layout.Grey)
+	if *objective != "paper" {
+		settings += "objective " + *objective + "\n"
+	}
+	id, err := replayIdentity(*verdicts, *feats, *sutFeats, settings)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
 	sum, err := experiments.RunSeeds(ctx, renv, sc, func(seed uint64) (experiments.Agent, error) {
 		return experiments.NewAgent(spec, sc, layout, seed)
 	}, *out, experiments.SeedsOptions{
 		Agent: *agent, Mode: "replay", Seeds: seeds, Passes: *passes, Iter: *iters, Interval: *interval, Timing: *timing,
+		Identity:     id,
+		LogDecisions: *logDecisions,
 	})
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
@@ -148,7 +165,37 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		it += r.Iterations
 		viol += r.Violations
 	}
-	fmt.Fprintf(env.stdout, "%s on %s: %d runs, %d violations in %d iterations (%.2f%%); results in %s\n",
-		*agent, sc.Name, len(sum.Runs), viol, it, 100*float64(viol)/float64(max(it, 1)), *out)
+	fmt.Fprintf(env.stdout, "%s on %s: %s, %s in %s (%.2f%%); results in %s\n",
+		*agent, sc.Name, count(len(sum.Runs), "run"), count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
 	return nil
+}
+
+// replayIdentity is the identity of amt replay's results (record.Identity):
+// it has no configuration, so its config_sha256 hashes what stands in for
+// one, the input files' sha256 and the settings every agent of a
+// comparison shares (scenario, seeds, passes…; not the agent and its
+// options, so that replays of several agents on one table into sibling
+// folders plot together, as the agents of one amt run do); its sweep key
+// names the two files by their sha256.
+func replayIdentity(verdicts, features, sutFeatures, settings string) (record.Identity, error) {
+	vs, err := record.FileSHA256(verdicts)
+	if err != nil {
+		return record.Identity{}, err
+	}
+	doc, key := "amt replay\nverdicts "+vs+"\n", "file-"+vs[:20]
+	if features != "" {
+		fs, err := record.FileSHA256(features)
+		if err != nil {
+			return record.Identity{}, err
+		}
+		doc, key = doc+"features "+fs+"\n", key+" file-"+fs[:20]
+	}
+	if sutFeatures != "" {
+		ss, err := record.FileSHA256(sutFeatures)
+		if err != nil {
+			return record.Identity{}, err
+		}
+		doc, key = doc+"sut-features "+ss+"\n", key+" file-"+ss[:20]
+	}
+	return record.Identity{ConfigSHA256: record.SHA256([]byte(doc + settings)), SweepKey: key}, nil
 }

@@ -15,6 +15,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "sweep", "-config FILE [-csv OUT.csv] [-features OUT.f32] [-sut-features OUT.f32]")
 	config := fs.String("config", "", "experiment configuration (YAML)")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
 	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
 	featOut := fs.String("features", "", "export every image's context features (the feature model's, phash or none) as raw float32 [images, dim] here")
 	sutOut := fs.String("sut-features", "", "export every image's grey-box block (features.kind sut: what the SUT answered on the source image) as raw float32 [images, dim] here")
@@ -30,6 +31,9 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := setMaxPixels(cfg, *maxPixels); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
 	if *workers >= 0 {
 		cfg.Workers = *workers
 	}
@@ -38,7 +42,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	exp.SutFeatures = *sutOut != ""
-	p := experiments.NewProgress(env.stderr, "sweep "+cfg.Name)
+	p := experiments.NewProgress(env.stderr)
 	start := time.Now()
 	t, err := exp.Sweep(ctx, p.Report)
 	p.Done()
@@ -74,8 +78,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 			viol++
 		}
 	}
-	fmt.Fprintf(env.stdout, "%s: %d images × %d follow-ups, %d violations (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
-		cfg.Name, t.Images, len(cfg.Scenario.Variants()), viol, 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
+	fmt.Fprintf(env.stdout, "%s: %s × %s, %s (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
+		cfg.Name, count(t.Images, "image"), count(len(cfg.Scenario.Variants()), "follow-up"), count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
 		time.Since(start).Round(time.Second))
 	if at := exp.AfterTable(); at != nil {
 		rows, err := at.Verdicts(cfg.Scenario.Variants())

@@ -28,7 +28,7 @@ func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := experiments.NewProgress(env.stderr, "tune "+cfg.Name)
+	p := experiments.NewProgress(env.stderr)
 	err = exp.Tune(ctx, env.stderr, p.Report)
 	p.Done()
 	if err != nil {
