@@ -15,6 +15,7 @@ import (
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/scenario"
@@ -184,7 +185,7 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "images", Resumed: "cached"}
+		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	t, err := sweep(ctx, e.sweepSetup(pf))
@@ -346,7 +347,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		return err
 	}
 	for _, a := range cfg.Agents {
-		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, count(len(cfg.Seeds), "seed"), cfg.Mode)
+		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
 		var trace func(uint64, Step)
 		if progress != nil {
 			iters := cfg.Iterations
@@ -354,7 +355,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 				iters = cfg.Passes * env.Len()
 			}
 			total, done := iters*len(cfg.Seeds), 0
-			stage := Stage{Name: "agent " + a.ID, Unit: "iterations"}
+			stage := Stage{Name: "agent " + a.ID, Unit: "iteration"}
 			progress(stage, 0, total)
 			trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}
@@ -383,7 +384,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			it += r.Iterations
 			viol += r.Violations
 		}
-		fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", cfg.Name, a.ID, count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
+		fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", cfg.Name, a.ID, plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
 	}
 	return nil
 }

@@ -616,7 +616,9 @@ func TestLoadLegacyFolder(t *testing.T) {
 				lines = append(lines, l)
 			}
 		}
-		os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	e, err := Load(dir)
 	if err != nil {
