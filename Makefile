@@ -9,7 +9,7 @@ RQ3 := rq3-classification rq3-detection
 # The 10,000-image CIFAR-10 variants (detection has only its 158-image subset).
 PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classification rq3-classification
 
-.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 compare ablations paper-scale clean
+.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 compare regression ablations paper-scale clean
 
 all: build
 
@@ -73,9 +73,27 @@ rq2: build
 rq3: build
 	$(foreach e,$(RQ3),$(call experiment,$(e)))
 
-# Agent comparison and ablations, replayed on the same cached sweep.
+# An experiment whose agents amt tune tunes first (on tune.seeds), then runs
+# on the evaluation seeds.
+define tuned
+	$(BIN) sweep -config experiments/$(1).yaml
+	$(BIN) tune -config experiments/$(1).yaml
+	$(BIN) plot -config experiments/$(1).yaml
+
+endef
+
+# Agent comparison and ablations, replayed on the same cached sweep:
+# every agent with its defaults, then the agents with options tuned on
+# seeds 101-130 and evaluated on 1-10, then the regression experiment.
 compare: build
 	$(call experiment,compare-agents)
+	$(call tuned,compare-tuned)
+	$(call experiment,regression)
+# Regression testing: the SUT changes from SqueezeNet-1.1 to ResNet-20
+# mid-stream; agents carried across the change vs fresh vs random, replayed
+# on both SUTs' cached sweeps (minutes; the ResNet-20 sweep, once, ~1.5 min).
+regression: build
+	$(call experiment,regression)
 ablations: build
 	$(foreach e,features-model features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 

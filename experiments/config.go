@@ -61,6 +61,13 @@ type Config struct {
 	// when it exists and saves it afterwards (the paper's "load existing
 	// or initialise new bandit", for continuous integration).
 	State string
+	// Tune, when it has seeds, is how amt tune chooses agents' options
+	// (see TuneConfig).
+	Tune TuneConfig
+	// Regression, when it names a model, makes the experiment a
+	// regression experiment: the SUT changes mid-stream (see
+	// RegressionConfig).
+	Regression RegressionConfig
 
 	pos map[string]pos
 	// doc is the document parsed: what the results folder keeps as the

@@ -43,6 +43,11 @@ type Experiment struct {
 	featureKey    any
 	// sha256 of the SUT model, the data and the feature model ("" without one)
 	modelHash, dataHash, featHash string
+	// after is the experiment with the SUT after the change of a
+	// regression experiment (nil otherwise); afterTable its table, once
+	// swept.
+	after      *Experiment
+	afterTable *Table
 	// id is the identity of the experiment's results (record.Identity).
 	id record.Identity
 }
@@ -53,6 +58,23 @@ type Experiment struct {
 // problem surfaces before a sweep or run starts. It stops with ctx.Err()
 // when ctx is cancelled while it hashes.
 func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
+	e, err := prepare(ctx, cfg, "sut")
+	if err != nil || !cfg.Regressing() {
+		return e, err
+	}
+	// A regression experiment: the same experiment with the SUT after the
+	// change, whose own sweep is cached under its own model's hash.
+	after := *cfg
+	after.SUT, after.Regression = cfg.Regression.SUT, RegressionConfig{}
+	if e.after, err = prepare(ctx, &after, "regression.sut"); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// prepare is Prepare for one SUT, whose configuration key (for errors) is
+// sutKey.
+func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, error) {
 	e := &Experiment{Config: cfg}
 	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images, MaxPixels: int64(cfg.Data.MaxPixels)})
 	if tl := (*data.TooLargeError)(nil); errors.As(err, &tl) {
@@ -81,7 +103,7 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 		return nil, cfg.errAt("iterations", "%d is more than passes × images = %d × %d", cfg.Iterations, cfg.Passes, n)
 	}
 
-	model, err := loadChecked(cfg, "sut", cfg.SUT.Model, cfg.SUT.InputWidth, cfg.SUT.InputHeight)
+	model, err := loadChecked(cfg, sutKey, cfg.SUT.Model, cfg.SUT.InputWidth, cfg.SUT.InputHeight)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +225,42 @@ func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, 
 	if err := e.writeRunFiles(sum); err != nil {
 		return nil, err
 	}
+	if e.after != nil {
+		if _, err := e.sweepAfter(ctx, progress); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
+}
+
+// sweepAfter computes (or loads) the table of a regression experiment's
+// SUT after the change and writes its scenario's rows to
+// Output/sweep-after.csv.
+func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Table, error) {
+	var pf func(done, total int)
+	if progress != nil {
+		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "images", Resumed: "cached"}
+		pf = func(done, total int) { progress(stage, done, total) }
+	}
+	t, err := sweep(ctx, e.after.sweepSetup(pf))
+	if err != nil {
+		return nil, err
+	}
+	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsAfterFile), e.Config.Scenario.Variants()); err != nil {
+		return nil, err
+	}
+	e.afterTable = t
+	return t, nil
+}
+
+// replayEnv returns the replay environment of the table's rows of the
+// scenario.
+func (t *Table) replayEnv(sc scenario.Scenario) (Env, error) {
+	rows, err := t.Verdicts(sc.Variants())
+	if err != nil {
+		return nil, err
+	}
+	return NewReplayEnv(rows, t.Features, t.Dim, sc)
 }
 
 // meta returns the experiment's run metadata (run.json).
@@ -220,13 +277,19 @@ func (e *Experiment) meta() record.Meta {
 		Version: record.Version(),
 	}
 	if m.Iterations == 0 {
-		m.Iterations = cfg.Passes * e.src.Len()
+		m.Iterations = (cfg.Passes + cfg.Regression.Passes) * e.src.Len()
 	}
 	if cfg.Features.Model != "" {
 		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
 	}
 	for _, a := range cfg.Agents {
-		m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+		if !cfg.Regressing() {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+			continue
+		}
+		for _, state := range []string{record.Carried, record.Fresh} {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: regressionID(a.ID, state), Name: a.Name, Options: a.Options})
+		}
 	}
 	return m
 }
@@ -313,20 +376,35 @@ func (e *Experiment) removeStaleAgents(log io.Writer) error {
 // each agent's (stage "<agent id>": iterations over all seeds).
 func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFunc) error {
 	cfg := e.Config
+	if cfg.Tuning() {
+		return cfg.errAt("tune", "this experiment tunes its agents first: run amt tune -config %s", cfg.File)
+	}
+	// A tune.json left by an earlier amt tune, or the files of an earlier
+	// regression experiment, would describe other runs.
+	stale := []string{record.TuneFile}
+	if !cfg.Regressing() {
+		stale = append(stale, record.RegressionFile, record.VerdictsAfterFile)
+	}
+	for _, f := range stale {
+		if err := os.Remove(filepath.Join(cfg.Output, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
 	sc := cfg.Scenario
-	var env Env
+	var env, after Env
 	switch cfg.Mode {
 	case "replay":
 		t, err := e.Sweep(ctx, progress)
 		if err != nil {
 			return err
 		}
-		rows, err := t.Verdicts(sc.Variants())
-		if err != nil {
+		if env, err = t.replayEnv(sc); err != nil {
 			return err
 		}
-		if env, err = NewReplayEnv(rows, t.Features, t.Dim, sc); err != nil {
-			return err
+		if e.after != nil {
+			if after, err = e.afterTable.replayEnv(sc); err != nil {
+				return err
+			}
 		}
 	case "online":
 		var err error
@@ -340,11 +418,19 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		if err := e.writeRunFiles(sum); err != nil {
 			return err
 		}
+		if a := e.after; a != nil {
+			if after, err = a.study.newEnv(a.src.Len(), a.newExt, a.relations, sc); err != nil {
+				return err
+			}
+		}
 	default:
 		return cfg.errAt("mode", "unknown mode %q", cfg.Mode)
 	}
 	if err := e.removeStaleAgents(log); err != nil {
 		return err
+	}
+	if e.after != nil {
+		return e.runRegression(ctx, env, after, log, progress)
 	}
 	for _, a := range cfg.Agents {
 		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)

@@ -200,6 +200,26 @@ var schema = []key{
 		doc: "concurrent sweep workers, each with its own copy of the model (0 = one per core)"},
 	{path: "state", defDoc: "none: every run starts afresh", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.State }),
 		doc: "a folder of agent state files <state>/<agent id>/seed-<n>.state: each run continues from its file when there is one and saves it afterwards (the paper's \"load existing or initialise new bandit\", for continuous integration)"},
+
+	{path: "tune", val: section("a mapping"), check: tuneSection,
+		doc: "hyper-parameter tuning (amt tune): each grid's settings run on the tuning seeds, the best mean violation rate is chosen, then every agent runs on seeds with the chosen options (mode replay; amt run refuses the file)"},
+	{path: "tune.seeds", required: true, val: bind(seedList(), func(c *Config) *[]uint64 { return &c.Tune.Seeds }), check: tuneSeeds,
+		doc: "the tuning seeds, disjoint from seeds (e.g. 101-130): the choice never sees the seeds it is evaluated on"},
+	{path: "tune.grid", required: true, val: bind(tuneGrids(), func(c *Config) *[]TuneGrid { return &c.Tune.Grid }),
+		doc: "the grids, one per tuned agent; agents without a grid run as configured"},
+	{path: "tune.grid[].agent", required: true, val: bind(tunedAgent(), func(g *TuneGrid) *string { return &g.Agent }),
+		doc: "the id of the agent to tune"},
+	{path: "tune.grid[].options", required: true, val: gridOptions(),
+		doc: "each tuned option with its candidate values ({alpha: [0.01, 0.1, 1], lambda: [1, 10]}: every combination is a setting, at most 1000); options set in agents stay fixed"},
+
+	{path: "regression", val: section("a mapping"), check: regressionSection,
+		doc: "a regression experiment (the paper's continuous-integration setting): after passes over the images on sut, the SUT changes to regression.sut for regression.passes more (the seed's next passes, same images); every agent runs twice, as <id>-carried (continuing with the state saved at the change) and <id>-fresh (a new agent at the change)"},
+	{path: "regression.sut", required: true, val: changedSUT(),
+		doc: "the SUT after the change: the keys of sut (model, input_size, …), read and checked as there"},
+	{path: "regression.passes", def: "1", val: bind(intIn(1, 1000), func(c *Config) *int { return &c.Regression.Passes }),
+		doc: "passes over the images after the change"},
+	{path: "regression.window", def: "200", val: bind(intIn(1, math.MaxInt32), func(c *Config) *int { return &c.Regression.Window }),
+		doc: "the first iterations after the change whose violation rate the report gives (how fast an agent adapts)"},
 }
 
 // relationNames lists package mr's relations.

@@ -35,6 +35,8 @@ func dstFor(path string) any {
 	switch {
 	case strings.HasPrefix(path, "agents[]."):
 		return &AgentSpec{}
+	case strings.HasPrefix(path, "tune.grid[]."):
+		return &TuneGrid{}
 	case strings.HasPrefix(path, "action_set.arms[]."):
 		return &scenario.Arm{}
 	case strings.HasPrefix(path, "action_set."):
@@ -119,9 +121,10 @@ func TestSchemaCoversConfig(t *testing.T) {
 		descend []reflect.Type
 		skip    []string
 	}{
-		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig]()},
+		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig](), reflect.TypeFor[RegressionConfig]()},
 			[]string{"File"}},
 		{&AgentSpec{}, "agents[].", nil, nil},
+		{&TuneGrid{}, "tune.grid[].", nil, nil},
 		{&scenario.Arm{}, "action_set.arms[].", nil, []string{"Param"}}, // Param comes from the relation
 		{&scenarioSpec{}, "action_set.", nil, nil},
 	} {

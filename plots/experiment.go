@@ -23,6 +23,10 @@ import (
 //	results/<experiment>/<agent>/summary.json   final state of every seed's run
 //	results/<experiment>/<agent>/seed-<n>.jsonl progress log of seed n (optional)
 //	results/<experiment>/<agent>/timing.json    measured times (optional)
+//	results/<experiment>/tune.json              how amt tune chose the agents' options (optional)
+//	results/<experiment>/regression.json        a regression experiment's SUT change (optional)
+//	results/<experiment>/sweep-after.csv        its table of the SUT after the change (optional)
+//	results/<experiment>/config.yaml            the experiment's config (optional, quoted verbatim)
 type Experiment struct {
 	Name string // folder name
 	Dir  string
@@ -33,6 +37,14 @@ type Experiment struct {
 	Verdicts []record.Verdict
 	// Agents are the agent folders with a summary.json, sorted by name.
 	Agents []Agent
+	// Tuning is how amt tune chose the agents' options; nil when the
+	// folder has no tune.json.
+	Tuning *record.Tuning
+	// Regression is the SUT change of a regression experiment and
+	// VerdictsAfter the exhaustive table of the SUT after it; nil when the
+	// folder has no regression.json (VerdictsAfter: no sweep-after.csv).
+	Regression    *record.Regression
+	VerdictsAfter []record.Verdict
 	// Config is the folder's config.yaml, the snapshot of the
 	// configuration the results were made with (verbatim); nil when the
 	// folder has none.
@@ -120,6 +132,34 @@ func Load(dir string) (*Experiment, error) {
 		}
 		if len(e.Verdicts) == 0 {
 			return nil, fmt.Errorf("plots: %s has a header but no rows", vp)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	tp := filepath.Join(dir, record.TuneFile)
+	if _, err := os.Stat(tp); err == nil {
+		t, err := record.ReadTuning(tp)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		e.Tuning = &t
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	rp := filepath.Join(dir, record.RegressionFile)
+	if _, err := os.Stat(rp); err == nil {
+		r, err := record.ReadRegression(rp)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		e.Regression = &r
+		ap := filepath.Join(dir, record.VerdictsAfterFile)
+		if _, err := os.Stat(ap); err == nil {
+			if e.VerdictsAfter, err = record.ReadVerdictsCSV(ap); err != nil {
+				return nil, fmt.Errorf("plots: %w", err)
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("plots: %w", err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("plots: %w", err)

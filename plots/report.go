@@ -47,7 +47,11 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 	if err := b.init(); err != nil {
 		return Output{}, err
 	}
-	for _, section := range sections {
+	list := sections
+	if e.Regression != nil {
+		list = regressionSections
+	}
+	for _, section := range list {
 		if err := ctx.Err(); err != nil {
 			return Output{}, fmt.Errorf("plots: %w", err)
 		}
@@ -127,16 +131,27 @@ func removeStale(dir string, out Output) error {
 // the results hold nothing for it. A new section is its file and one entry
 // here.
 var sections = []func(*builder) error{
-	(*builder).setup,      // section_setup.go: what ran
-	(*builder).perMR,      // section_per_mr.go: violation rate per MR (RQ1)
-	(*builder).perDegree,  // section_per_degree.go: violation rate per parameter value (RQ1, RQ2)
-	(*builder).table1,     // section_table1.go: effects per class (Table 1)
-	(*builder).runtime,    // section_runtime.go: runtime and accuracy (Table 2, RQ3)
-	(*builder).progress,   // section_progress.go: progress over iterations
-	(*builder).comparison, // section_comparison.go: agents against the oracles
-	(*builder).claims,     // section_claims.go: the numbers of the paper's text
-	(*builder).caveats,    // section_caveats.go: what differs from the paper (sections add to it)
-	(*builder).config,     // section_config.go: the configuration, verbatim
+	(*builder).setup,        // section_setup.go: what ran
+	(*builder).perMR,        // section_per_mr.go: violation rate per MR (RQ1)
+	(*builder).perDegree,    // section_per_degree.go: violation rate per parameter value (RQ1, RQ2)
+	(*builder).table1,       // section_table1.go: effects per class (Table 1)
+	(*builder).runtime,      // section_runtime.go: runtime and accuracy (Table 2, RQ3)
+	(*builder).progress,     // section_progress.go: progress over iterations
+	(*builder).comparison,   // section_comparison.go: agents against the oracles
+	(*builder).significance, // section_significance.go: means with confidence intervals, paired tests
+	(*builder).tune,         // section_tune.go: how amt tune chose the agents' options
+	(*builder).claims,       // section_claims.go: the numbers of the paper's text
+	(*builder).caveats,      // section_caveats.go: what differs from the paper (sections add to it)
+	(*builder).config,       // section_config.go: the configuration, verbatim
+}
+
+// regressionSections are the sections of a regression experiment's report:
+// its agents' runs span two SUTs, so the per-SUT sections do not apply.
+var regressionSections = []func(*builder) error{
+	(*builder).setup,
+	(*builder).regression, // section_regression.go: the SUT changes mid-stream
+	(*builder).caveats,
+	(*builder).config,
 }
 
 // builder accumulates the report's Markdown, figures and tables. Sections

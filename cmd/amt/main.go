@@ -38,6 +38,7 @@ func commands() []command {
 	return []command{
 		{"run", "run an experiment config (adaptive metamorphic testing, online or replay)", cmdRun},
 		{"sweep", "compute (or export) the exhaustive verdict table of an experiment", cmdSweep},
+		{"tune", "choose agents' options on tuning seeds, then run them on the evaluation seeds", cmdTune},
 		{"replay", "run bandit agents against a precomputed verdict table (seconds, not hours)", cmdReplay},
 		{"plot", "redraw an experiment's figures and tables from its saved results", cmdPlot},
 		{"ope", "off-policy evaluation of logged bandit decisions", cmdOPE},

@@ -71,5 +71,19 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "%s: %s × %s, %s (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
 		cfg.Name, plural.Count(t.Images, "image"), plural.Count(len(cfg.Scenario.Variants()), "follow-up"), plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
 		time.Since(start).Round(time.Second))
+	if at := exp.AfterTable(); at != nil {
+		rows, err := at.Verdicts(cfg.Scenario.Variants())
+		if err != nil {
+			return err
+		}
+		viol := 0
+		for _, r := range rows {
+			if r.Violation {
+				viol++
+			}
+		}
+		fmt.Fprintf(env.stdout, "%s: SUT after the change: %d violations (%.2f%%); table in %s/%s\n",
+			cfg.Name, viol, 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
+	}
 	return nil
 }

@@ -20,6 +20,9 @@ import (
 //	<agent>/summary.json       final state of every seed's run (Summary)
 //	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
 //	<agent>/timing.json        measured times (Timing)
+//	tune.json                  how amt tune chose the agents' options (Tuning, tune.go)
+//	regression.json            a regression experiment's SUT change (Regression, regression.go)
+//	sweep-after.csv            its verdict table of the SUT after the change
 //	report.md, figures/, tables/  written by the plots package
 //
 // Writers and readers use these names; nobody else spells them. Every file
