@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -221,7 +222,7 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 	for _, a := range cfg.Agents {
 		for _, state := range []string{record.Carried, record.Fresh} {
 			id := regressionID(a.ID, state)
-			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %d seeds, %s mode\n", cfg.Name, id, a.Name, state, len(cfg.Seeds), cfg.Mode)
+			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %s, %s mode\n", cfg.Name, id, a.Name, state, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
 			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress)
 			if err != nil {
 				return err
