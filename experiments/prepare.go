@@ -18,6 +18,7 @@ import (
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/scenario"
@@ -264,7 +265,7 @@ func (e *Experiment) SweepShard(ctx context.Context, sh Shard, progress Progress
 	}
 	var pf func(done, total int)
 	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name + " shard " + sh.String(), Unit: "images", Resumed: "cached"}
+		stage := Stage{Name: "sweep " + e.Config.Name + " shard " + sh.String(), Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	return sweepShard(ctx, e.sweepSetup(pf), sh)
@@ -274,7 +275,7 @@ func (e *Experiment) SweepShard(ctx context.Context, sh Shard, progress Progress
 func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly bool) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "images", Resumed: "cached"}
+		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	setup := e.sweepSetup(pf)
@@ -308,7 +309,7 @@ func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly
 func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "images", Resumed: "cached"}
+		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	t, err := sweep(ctx, e.after.sweepSetup(pf))
@@ -497,11 +498,11 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		return e.runRegression(ctx, env, after, log, progress)
 	}
 	for _, a := range cfg.Agents {
-		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, count(len(cfg.Seeds), "seed"), cfg.Mode)
+		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
 		newAgent, o := e.seedsSetup(a, env, log)
 		if progress != nil {
 			total, done := e.iterations(env)*len(cfg.Seeds), 0
-			stage := Stage{Name: "agent " + a.ID, Unit: "iterations"}
+			stage := Stage{Name: "agent " + a.ID, Unit: "iteration"}
 			progress(stage, 0, total)
 			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}
@@ -586,7 +587,7 @@ func (e *Experiment) logSummary(log io.Writer, a AgentSpec, sum record.Summary) 
 		it += r.Iterations
 		viol += r.Violations
 	}
-	fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", e.Config.Name, a.ID, count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
+	fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", e.Config.Name, a.ID, plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
 }
 
 // ctxReader is a reader that stops with ctx.Err() when ctx is cancelled.

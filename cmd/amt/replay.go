@@ -10,6 +10,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/mr"
 )
 
@@ -135,7 +136,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		viol += r.Violations
 	}
 	fmt.Fprintf(env.stdout, "%s on %s: %s, %s in %s (%.2f%%); results in %s\n",
-		*agent, sc.Name, count(len(sum.Runs), "run"), count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
+		*agent, sc.Name, plural.Count(len(sum.Runs), "run"), plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
 	return nil
 }
 

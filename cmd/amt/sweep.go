@@ -7,6 +7,7 @@ import (
 
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // cmdSweep computes (or loads from the cache) an experiment's exhaustive
@@ -98,7 +99,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.stdout, "%s: %s × %s, %s (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
-		cfg.Name, count(t.Images, "image"), count(len(cfg.Scenario.Variants()), "follow-up"), count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
+		cfg.Name, plural.Count(t.Images, "image"), plural.Count(len(cfg.Scenario.Variants()), "follow-up"), plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
 		time.Since(start).Round(time.Second))
 	if at := exp.AfterTable(); at != nil {
 		rows, err := at.Verdicts(cfg.Scenario.Variants())
