@@ -18,17 +18,25 @@ build:
 
 # The test command CI runs (.ci/run): every package in -short mode, the
 # portable (no assembly) nn kernels and MR warp, the GPU build (-tags gpu:
-# the CUDA kernels through the fake driver nn/cuda builds with the C
-# compiler; the PTX check needs clang-14), then the golden checks in full —
-# all five models against ONNX Runtime at batch 1 and batched, the 191 ONNX
-# fixtures, and SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs.
+# the CUDA kernels, then whole models, amt infer -device cuda, the error
+# paths and a 20-image sweep with sut.device: cuda, through the fake driver
+# built with the C compiler; the PTX check needs clang-14), then the golden
+# checks in full — all five models against ONNX Runtime at batch 1 and
+# batched, the ONNX fixtures, and SqueezeNet's verdicts on the first 100
+# CIFAR images × 59 MRs; last the Kubernetes manifests, in their own module
+# (deploy/kubernetes/validate: it needs the Kubernetes API types, amt does
+# not). cmd/amt's TestSlurmCluster starts a one-node Slurm cluster (root and
+# Debian's packages: .ci/run installs them; it skips elsewhere, fails under
+# CI=true).
 test:
 	$(GO) vet ./...
 	$(GO) vet -tags gpu ./...
 	$(GO) test -short -timeout 14m ./...
 	$(GO) test -short -tags noasm ./nn/kernels ./mr
 	$(GO) test -tags gpu ./nn/cuda
+	$(GO) test -tags gpu -run 'Device|GPU' ./nn ./features ./cmd/amt
 	$(GO) test -timeout 14m -run 'Golden|Manifest' ./nn ./sut ./experiments
+	cd deploy/kubernetes/validate && $(GO) vet ./... && $(GO) test -timeout 10m ./...
 
 # amt vs ONNX Runtime side by side: ms/img per model and the ratio amt/ORT.
 # Needs node; installs onnxruntime-node into .cache/ortbench on first use.

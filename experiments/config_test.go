@@ -147,6 +147,8 @@ func TestConfigErrors(t *testing.T) {
 		{"kind twice", "kind: none", "kind: [sut, sut]", `features.kind: sut given twice`},
 		{"no kind", "kind: none", "kind: []", `features.kind: want at least one kind`},
 		{"bad objective", "seeds: 1-3", "objective: faults\nseeds: 1-3", `objective: "faults" is not one of paper, fault; did you mean "fault"?`},
+		{"bad device", "  input_size: 224\n", "  input_size: 224\n  device: gpu\n", `exp/test.yaml:11:11: sut.device: "gpu" is not one of cpu, cuda, cuda,cpu`},
+		{"features device", "kind: none", "kind: none\n  device: cuda", `exp/test.yaml:13:11: features.device: only when features.kind has model`},
 	} {
 		doc := strings.Replace(baseConfig, tc.old, tc.new, 1)
 		if doc == baseConfig {
@@ -372,6 +374,38 @@ func TestConfigReferenceExamples(t *testing.T) {
 		}
 		if _, err := parseConfig([]byte(doc), "exp/test.yaml", assets); err != nil {
 			t.Errorf("example:\n%s: %v", b, err)
+		}
+	}
+}
+
+// TestConfigDevice reads sut.device and features.device: cpu by default,
+// else the value given.
+func TestConfigDevice(t *testing.T) {
+	assets := fakeAssets(t)
+	cfg, err := parseConfig([]byte(baseConfig), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SUT.Device != "cpu" {
+		t.Errorf("default sut.device %q, want cpu", cfg.SUT.Device)
+	}
+	doc := strings.Replace(baseConfig, "  input_size: 224\n", "  input_size: 224\n  device: cuda,cpu\n", 1)
+	doc = strings.Replace(doc, "kind: none", "kind: model\n  model: models/f.onnx\n  device: cuda", 1)
+	if cfg, err = parseConfig([]byte(doc), "exp/test.yaml", assets); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SUT.Device != "cuda,cpu" || cfg.Features.Device != "cuda" {
+		t.Errorf("devices %q, %q, want cuda,cpu, cuda", cfg.SUT.Device, cfg.Features.Device)
+	}
+	// Strict errors: an unknown device, and features.device without a
+	// feature model.
+	for _, c := range []struct{ from, to, want string }{
+		{"  input_size: 224\n", "  input_size: 224\n  device: cud\n", `sut.device: "cud" is not one of cpu, cuda, cuda,cpu; did you mean "cuda"?`},
+		{"kind: none", "kind: none\n  device: cuda", "features.device: only when features.kind has model"},
+	} {
+		_, err := parseConfig([]byte(strings.Replace(baseConfig, c.from, c.to, 1)), "exp/test.yaml", assets)
+		if err == nil || !strings.HasPrefix(err.Error(), "exp/test.yaml:") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want exp/test.yaml:LINE:COL: %s", err, c.want)
 		}
 	}
 }

@@ -27,20 +27,21 @@ func (constExtractor) Extract(imgs []rgb.Image) ([][]float32, error) {
 }
 
 // newExtractorFactory returns a constructor of the configured feature
-// extractor (one per goroutine), nil when the context is the grey-box
-// block alone; it builds one right away so that a bad model fails before
-// any long work.
-func newExtractorFactory(cfg *Config) (func() (extractor, error), error) {
+// extractor (one per goroutine) and its device's part of the cache key
+// (see deviceKey), a nil factory when the context is the grey-box block
+// alone; it builds one right away so that a bad model fails before any
+// long work.
+func newExtractorFactory(cfg *Config) (func() (extractor, error), string, error) {
 	kind := cfg.Features.extractor()
 	switch kind {
 	case "":
-		return nil, nil
+		return nil, "", nil
 	case "none":
-		return func() (extractor, error) { return constExtractor{}, nil }, nil
+		return func() (extractor, error) { return constExtractor{}, nil }, "", nil
 	case "phash":
-		return func() (extractor, error) { return features.PHash{}, nil }, nil
+		return func() (extractor, error) { return features.PHash{}, nil }, "", nil
 	case "model":
-		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{Output: cfg.Features.Output})
+		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{Output: cfg.Features.Output, Load: nn.LoadOptions{Device: cfg.Features.Device, Logf: cfg.Logf}})
 		var unknown *nn.UnknownTensorError
 		if errors.As(err, &unknown) {
 			names := make([]string, len(unknown.Tensors))
@@ -49,7 +50,7 @@ func newExtractorFactory(cfg *Config) (func() (extractor, error), error) {
 				names[i] = t.Name
 				list[i] = fmt.Sprintf("%s %v", t.Name, t.Shape)
 			}
-			return nil, cfg.errAt("features.output", "%s computes no tensor %q%s; its %d tensors (name [shape], -1 = any batch): %s",
+			return nil, "", cfg.errAt("features.output", "%s computes no tensor %q%s; its %d tensors (name [shape], -1 = any batch): %s",
 				filepath.Base(cfg.Features.Model), unknown.Name, didYouMean(unknown.Name, names), len(list), strings.Join(list, ", "))
 		}
 		if err != nil {
@@ -57,9 +58,9 @@ func newExtractorFactory(cfg *Config) (func() (extractor, error), error) {
 			if cfg.Features.Output != "" {
 				key = "features.output"
 			}
-			return nil, cfg.errAt(key, "%w", err)
+			return nil, "", cfg.errAt(key, "%w", err)
 		}
-		return func() (extractor, error) { return m.Clone(), nil }, nil
+		return func() (extractor, error) { return m.Clone(), nil }, deviceKey(m), nil
 	}
-	return nil, cfg.errAt("features.kind", "unknown kind %q", kind)
+	return nil, "", cfg.errAt("features.kind", "unknown kind %q", kind)
 }

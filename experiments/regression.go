@@ -13,6 +13,7 @@ import (
 
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -157,7 +158,7 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 		return agent, err
 	}
 	total := (cfg.Passes + cfg.Regression.Passes) * n
-	done, stage := 0, Stage{Name: "agent " + id + " (" + cfg.Mode + ")", Unit: "iterations"}
+	done, stage := 0, Stage{Name: "agent " + id + " (" + cfg.Mode + ")", Unit: "iteration"}
 	trace := func(seed uint64, s Step) {
 		r := &runs[len(runs)-1]
 		c := record.Counts{Count: 1}
@@ -225,7 +226,7 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 	for _, a := range cfg.Agents {
 		for _, state := range []string{record.Carried, record.Fresh} {
 			id := regressionID(a.ID, state)
-			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %d seeds, %s mode\n", cfg.Name, id, a.Name, state, len(cfg.Seeds), cfg.Mode)
+			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %s, %s mode\n", cfg.Name, id, a.Name, state, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
 			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress)
 			if err != nil {
 				return err

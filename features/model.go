@@ -41,6 +41,10 @@ type ModelOptions struct {
 	// (nn.Model.Tensors lists them; LoadModel passes the name to
 	// nn.LoadOptions). Empty means the model's single graph output.
 	Output string
+	// Load says how LoadModel loads the model: its device (nn.LoadOptions;
+	// the zero value is the CPU). Output, when set, is added to its
+	// Outputs.
+	Load nn.LoadOptions
 }
 
 // Model is an extractor whose features are a tensor of an ONNX model
@@ -76,13 +80,14 @@ type Model struct {
 	buf   []float32
 }
 
-// LoadModel loads the ONNX feature model at path (see [NewModel]).
+// LoadModel loads the ONNX feature model at path on the device
+// opt.Load names (see [NewModel]).
 func LoadModel(path string, opt ModelOptions) (*Model, error) {
-	var outs []string
+	lo := opt.Load
 	if opt.Output != "" {
-		outs = []string{opt.Output}
+		lo.Outputs = []string{opt.Output}
 	}
-	m, err := nn.LoadWith(path, nn.LoadOptions{Outputs: outs})
+	m, err := nn.LoadWith(path, lo)
 	if err != nil {
 		return nil, err // "invalid model FILE: reason" (an *nn.ModelError)
 	}
@@ -146,6 +151,9 @@ func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 func (x *Model) Clone() *Model {
 	return &Model{m: x.m.Clone(), pre: x.pre, dim: x.dim, pool: x.pool, batch: x.batch}
 }
+
+// Device says where the model runs (nn.Model.Device).
+func (x *Model) Device() string { return x.m.Device() }
 
 // Dim returns the model's number of output features.
 func (x *Model) Dim() int { return x.dim }

@@ -49,6 +49,9 @@ type builder struct {
 	// maxElements is the limit on the elements of a tensor: MaxElements of
 	// the LoadOptions per image of the batch.
 	maxElements int64
+	// ops are the runtime ops in the order emitted, with what each
+	// computes for a device (see device.go).
+	ops []*opRec
 }
 
 // buildError is the panic value used inside the builder; it is turned into
@@ -78,37 +81,9 @@ func attempt(f func()) (ok bool) {
 }
 
 func (p *program) build(batch int) (*instance, error) {
-	b, inst, err := p.compile(batch)
+	inst, b, err := p.compile(batch)
 	if err != nil {
 		return nil, err
-	}
-	for k, out := range p.outputs {
-		v, ok := b.env[out.Name]
-		if !ok {
-			return nil, fmt.Errorf("graph output %q is not produced by any node", out.Name)
-		}
-		if v.c != nil && v.c.isInt {
-			return nil, fmt.Errorf("graph output %q is an integer tensor; only float32 outputs are supported", out.Name)
-		}
-		if !fits(out.Shape, v.shape) {
-			// Not declared, or declared wrongly (ONNX Runtime only warns):
-			// callers size their buffers from Outputs.
-			s := slices.Clone(v.shape)
-			if p.dynamic && len(s) > 0 && s[0] == batch {
-				s[0] = -1
-			}
-			p.outputs[k].Shape = s
-		}
-		inst.outputs = append(inst.outputs, v)
-		if v.c != nil || len(v.shape) == 0 || v.shape[0] != batch {
-			b.separable = false
-		}
-	}
-	inst.separable = b.separable && batch > 1
-	for _, in := range p.inputs {
-		if in.Shape[0] >= 0 {
-			inst.separable = false
-		}
 	}
 	keep := map[*gop]bool{}
 	for _, v := range inst.outputs {
@@ -124,10 +99,11 @@ func (p *program) build(batch int) (*instance, error) {
 	return inst, nil
 }
 
-// compile compiles every node of p for batch images, leaving each value's
-// name bound in the builder's env, and returns the builder and the
-// instance with its inputs.
-func (p *program) compile(batch int) (*builder, *instance, error) {
+// compile compiles the program's nodes for a batch size into a graph
+// whose ops have no buffers yet (build plans them for the CPU, a device
+// its own; see device.go), returning the builder too for the ops it
+// emitted.
+func (p *program) compile(batch int) (*instance, *builder, error) {
 	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true,
 		maxElements: mulSat(p.opt.MaxElements, int64(max(batch, 1)))}
 	for name, c := range p.consts {
@@ -158,7 +134,35 @@ func (p *program) compile(batch int) (*builder, *instance, error) {
 			return nil, nil, err
 		}
 	}
-	return b, inst, nil
+	for k, out := range p.outputs {
+		v, ok := b.env[out.Name]
+		if !ok {
+			return nil, nil, fmt.Errorf("graph output %q is not produced by any node", out.Name)
+		}
+		if v.c != nil && v.c.isInt {
+			return nil, nil, fmt.Errorf("graph output %q is an integer tensor; only float32 outputs are supported", out.Name)
+		}
+		if !fits(out.Shape, v.shape) {
+			// Not declared, or declared wrongly (ONNX Runtime only warns):
+			// callers size their buffers from Outputs.
+			s := slices.Clone(v.shape)
+			if p.dynamic && len(s) > 0 && s[0] == batch {
+				s[0] = -1
+			}
+			p.outputs[k].Shape = s
+		}
+		inst.outputs = append(inst.outputs, v)
+		if v.c != nil || len(v.shape) == 0 || v.shape[0] != batch {
+			b.separable = false
+		}
+	}
+	inst.separable = b.separable && batch > 1
+	for _, in := range p.inputs {
+		if in.Shape[0] >= 0 {
+			inst.separable = false
+		}
+	}
+	return inst, b, nil
 }
 
 // compileNode compiles node i with its operator's build function, binding
@@ -379,6 +383,7 @@ func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][
 	if err != nil {
 		fail("gorgonia: %v", err)
 	}
+	b.ops = append(b.ops, &opRec{op: o, optype: n.op, ins: ins})
 	return &value{n: node, op: o, shape: shape}
 }
 

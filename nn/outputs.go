@@ -47,7 +47,7 @@ func (p *program) tensors() ([]TensorInfo, error) {
 		}
 	}
 	q := p.derive(p.nodes, nil, all)
-	b, _, err := q.compile(q.batchKey(1))
+	_, b, err := q.compile(q.batchKey(1))
 	if err != nil {
 		return nil, err
 	}

@@ -283,7 +283,7 @@ func checkExperiment(t *testing.T, dir string) {
 		if _, err := experiments.RunSeeds(context.Background(), env, sc, func(seed uint64) (experiments.Agent, error) {
 			return experiments.NewAgent(spec, sc, env.Layout(), seed)
 		}, out, experiments.SeedsOptions{Agent: a.ID, Mode: "replay", Seeds: meta.Seeds, Passes: meta.Passes,
-			Iter: meta.Iterations, Interval: first[0].Iteration}); err != nil {
+			Iter: meta.Iterations, Interval: first[0].Iteration, Identity: meta.Identity}); err != nil {
 			t.Fatal(err)
 		}
 		files := []string{record.SummaryFile}

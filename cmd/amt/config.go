@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // cmdConfig prints the configuration reference, or checks configuration
@@ -20,7 +21,7 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 	}
 	if *ref {
 		if fs.NArg() > 0 {
-			return fmt.Errorf("config: -ref takes no files, got %q", fs.Args())
+			return usagef("config: -ref takes no files, got %q", fs.Args())
 		}
 		_, err := fmt.Fprint(env.stdout, experiments.ConfigReference())
 		return err
@@ -41,7 +42,7 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 			ids[i] = a.ID
 		}
 		fmt.Fprintf(env.stdout, "%s: ok: %s, %s %s, scenario %s, agents %s, %s\n",
-			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), count(len(c.Seeds), "seed"))
+			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), plural.Count(len(c.Seeds), "seed"))
 	}
 	return errors.Join(errs...)
 }

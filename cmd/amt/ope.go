@@ -51,14 +51,14 @@ func cmdOPE(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("ope: -log is required")
 	}
 	if !(*level > 0 && *level < 1) {
-		return fmt.Errorf("ope: -level %v, want 0 < level < 1", *level)
+		return usagef("ope: -level %v, want 0 < level < 1", *level)
 	}
 	if *modelHidden < 0 {
-		return fmt.Errorf("ope: -model-hidden %d, want >= 0", *modelHidden)
+		return usagef("ope: -model-hidden %d, want >= 0", *modelHidden)
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
-		return fmt.Errorf("ope: -agent-opts: %w", err)
+		return usagef("ope: -agent-opts: %w", err)
 	}
 	names := strings.Split(*agents, ",")
 	for i := range names {

@@ -10,6 +10,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -53,7 +54,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("replay: unexpected arguments %q", fs.Args())
+		return usagef("replay: unexpected arguments %q", fs.Args())
 	}
 	for _, f := range []struct{ name, v string }{{"verdicts", *verdicts}, {"agent", *agent}, {"out", *out}} {
 		if f.v == "" {
@@ -67,15 +68,15 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// Check everything before any work, so nothing is written on an error.
 	if *passes < 1 || *iters < 0 || *interval < 1 || *dim < 0 {
-		return fmt.Errorf("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
+		return usagef("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
 	}
 	seeds, err := experiments.ParseSeeds(*seedSpec)
 	if err != nil {
-		return fmt.Errorf("replay: -seeds: %w", err)
+		return usagef("replay: -seeds: %w", err)
 	}
 	sc, err := mr.Builtin(*scenarioName)
 	if err != nil {
-		return fmt.Errorf("replay: -scenario: %w", err)
+		return usagef("replay: -scenario: %w", err)
 	}
 	switch *objective {
 	case "paper":
@@ -85,14 +86,14 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("replay: -objective: %q, want paper or fault", *objective)
 	}
 	if !slices.Contains(bandit.Agents(), *agent) {
-		return fmt.Errorf("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
+		return usagef("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	if _, err := bandit.Resolve(*agent, opts); err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	rows, err := record.ReadVerdictsCSV(*verdicts)
 	if err != nil {
@@ -166,7 +167,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		viol += r.Violations
 	}
 	fmt.Fprintf(env.stdout, "%s on %s: %s, %s in %s (%.2f%%); results in %s\n",
-		*agent, sc.Name, count(len(sum.Runs), "run"), count(viol, "violation"), count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
+		*agent, sc.Name, plural.Count(len(sum.Runs), "run"), plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
 	return nil
 }
 

@@ -154,6 +154,12 @@ func (f *AgentFolder) WriteLog(seed uint64, lines []LogLine) error {
 	if err != nil {
 		return fmt.Errorf("record: encoding %s: %w", LogFile(seed), err)
 	}
+	return f.AddLog(seed, b)
+}
+
+// AddLog puts seed's progress log, already encoded (the bytes of a log
+// file a shard wrote), into the folder and records its sha256.
+func (f *AgentFolder) AddLog(seed uint64, b []byte) error {
 	if err := WriteFileAtomic(filepath.Join(f.tmp, LogFile(seed)), b); err != nil {
 		return err
 	}
