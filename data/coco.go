@@ -361,6 +361,19 @@ func (c *COCO) ClassOf(categoryID int) (int, bool) {
 	return i, ok
 }
 
+// ImageFiles returns the image files of the cases, in case order: each
+// image's file name as the JSON gives it (relative to the image folder,
+// Info().ImageDir) and its path. Caches key a COCO data set on these
+// files' contents as well as on the JSON.
+func (c *COCO) ImageFiles() (names, paths []string) {
+	names = make([]string, len(c.images))
+	paths = make([]string, len(c.images))
+	for i, im := range c.images {
+		names[i], paths[i] = im.FileName, filepath.Join(c.imageDir, im.FileName)
+	}
+	return names, paths
+}
+
 // Annotations returns image i's annotations in file order without
 // decoding the image. The slice must not be modified. It panics if i is
 // out of range.

@@ -220,6 +220,9 @@ func (e *onlineEnv) load(i int) error {
 	return nil
 }
 
+// Load implements Env: it reads the source image.
+func (e *onlineEnv) Load(_ context.Context, image int) error { return e.load(image) }
+
 // Context implements Env: the extractor's features of the source image.
 func (e *onlineEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if err := e.load(image); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
@@ -68,6 +69,10 @@ type Config struct {
 	// regression experiment: the SUT changes mid-stream (see
 	// RegressionConfig).
 	Regression RegressionConfig
+	// Logf, when set, receives device events: a model moving from a GPU
+	// to the CPU, ops running on the CPU (see nn.LoadOptions). It is not
+	// read from the file.
+	Logf func(format string, args ...any)
 
 	pos map[string]pos
 	// doc is the document parsed: what the results folder keeps as the
@@ -93,6 +98,9 @@ type SUTConfig struct {
 	Mean, Std               [3]float64
 	// BatchSize caps the images per model run (0 = whole batches).
 	BatchSize int
+	// Device is where the model runs: cpu, cuda or cuda,cpu (see
+	// nn.LoadOptions).
+	Device string
 	// Detection holds the detector's post-processing and the verdict
 	// threshold (case_study detection only).
 	Detection DetectionConfig
@@ -119,6 +127,12 @@ type DetectionConfig struct {
 type FeaturesConfig struct {
 	Kind  string // model, phash or none
 	Model string // resolved path (kind model)
+	// Output names the model's tensor the features are read from (kind
+	// model; empty = its single graph output). A 4-D [N, C, H, W] tensor
+	// is averaged over H and W (global average pooling) to C features.
+	Output string
+	// Device is where the model runs (kind model): cpu, cuda or cuda,cpu.
+	Device string
 }
 
 // AgentSpec is one agent of an experiment: a bandit agent name, options,
@@ -194,7 +208,11 @@ const maxConfigSize = 1 << 20
 func LoadConfig(path, assetsDir string) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the ConfigError names the file
+		}
+		return nil, &ConfigError{File: path, Err: err}
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))

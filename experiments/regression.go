@@ -101,6 +101,9 @@ type phasedEnv struct {
 
 func (e *phasedEnv) Len() int { return e.envs[0].Len() }
 func (e *phasedEnv) Dim() int { return e.envs[0].Dim() }
+func (e *phasedEnv) Load(ctx context.Context, image int) error {
+	return e.envs[e.phase].Load(ctx, image)
+}
 func (e *phasedEnv) Context(ctx context.Context, image int) ([]float32, error) {
 	return e.envs[e.phase].Context(ctx, image)
 }

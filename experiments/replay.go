@@ -119,6 +119,14 @@ func (e *ReplayEnv) Len() int { return e.images }
 // Dim implements Env.
 func (e *ReplayEnv) Dim() int { return e.dim }
 
+// Load implements Env: the table is in memory, so it only checks the index.
+func (e *ReplayEnv) Load(_ context.Context, image int) error {
+	if image < 0 || image >= e.images {
+		return fmt.Errorf("replay: image %d out of range [0,%d)", image, e.images)
+	}
+	return nil
+}
+
 // Context implements Env: row image of the feature matrix.
 func (e *ReplayEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if image < 0 || image >= e.images {

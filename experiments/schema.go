@@ -12,6 +12,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -134,6 +135,8 @@ var schema = []key{
 		doc: "per-channel standard deviation dividing the centred values (default: ImageNet's)"},
 	{path: "sut.batch_size", study: studyClassification, def: "0", val: bind(intIn(0, 1<<16), func(c *Config) *int { return &c.SUT.BatchSize }),
 		doc: "the most images per model run (0 = a whole batch: an image and all its follow-ups)"},
+	{path: "sut.device", def: "cpu", val: bind(oneOf(nn.DeviceNames), func(c *Config) *string { return &c.SUT.Device }),
+		doc: "where the model runs: cpu, cuda (an NVIDIA GPU, in an amt built with -tags gpu; a failure of the GPU stops the run) or cuda,cpu (the GPU, and the CPU from the first failure on); tables computed on a GPU are cached apart"},
 	{path: "sut.score_threshold", study: studyDetection, def: "0.005", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.ScoreThreshold }),
 		doc: "detections scoring less are dropped"},
 	{path: "sut.nms_iou", study: studyDetection, def: "0.45", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.NMSIoU }),
@@ -148,7 +151,13 @@ var schema = []key{
 		doc: "model (an ONNX feature model's output for the source image), phash (its 256-bit perceptual hash) or none (a constant 1: context-free agents)"},
 	{path: "features.model", required: true, only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
 		val: bind(filePath(nil), func(c *Config) *string { return &c.Features.Model }),
-		doc: "the ONNX feature model: one output row per image (the shipped one is a 512-d SqueezeNet trunk)"},
+		doc: "the ONNX feature model: one output row per image (the shipped one, features512_squeezenet1_1.onnx, is the 512-d trunk of the SqueezeNet SUT itself)"},
+	{path: "features.output", only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+		defDoc: "the model's single graph output", val: bind(nonEmpty("a tensor name"), func(c *Config) *string { return &c.Features.Output }),
+		doc: "the model's tensor the features are read from: any tensor its graph computes, intermediate ones included (a misspelt name gets the list with shapes); an [N, C, H, W] feature map is averaged over H × W to C features (global average pooling), e.g. /GlobalAveragePool_output_0 of cifar10_resnet56.onnx, 64 features from a network other than the SUT"},
+	{path: "features.device", def: "cpu", only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+		val: bind(oneOf(nn.DeviceNames), func(c *Config) *string { return &c.Features.Device }),
+		doc: "where the feature model runs, as sut.device"},
 
 	{path: "action_set", required: true, val: bind(actionSet(), func(c *Config) *scenario.Scenario { return &c.Scenario }),
 		doc: "what the agents choose from: a built-in scenario (amt mrs lists them) or a mapping defining one"},

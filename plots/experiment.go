@@ -70,6 +70,9 @@ type Agent struct {
 	// agent's timing.json because summary.json had none (replay runs keep
 	// measured times out of the byte-reproducible summary).
 	TimesFromFile bool
+	// Timing is the agent's timing.json (nil when there is none): the
+	// measured times of every run, with their components.
+	Timing *record.Timing
 }
 
 // rerun is the advice of an error about files that do not belong together.
@@ -286,9 +289,9 @@ func loadAgent(dir string) (Agent, error) {
 	return a, nil
 }
 
-// readTiming checks that timing.json belongs to the summary's run and
-// fills in the runs' times from it when summary.json has none. A missing
-// file is not an error.
+// readTiming reads timing.json into a.Timing, checks that it belongs to
+// the summary's run and fills in the runs' times from it when summary.json
+// has none. A missing file is not an error.
 func (a *Agent) readTiming(path string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -300,6 +303,20 @@ func (a *Agent) readTiming(path string) error {
 	if tf.Identity != a.Summary.Identity {
 		return fmt.Errorf("plots: %s belongs to another run (%s) than its %s (%s); %s", path, tf.Identity, record.SummaryFile, a.Summary.Identity, rerun)
 	}
+	if len(tf.Runs) == 0 { // not timed
+		return nil
+	}
+	if len(tf.Runs) != len(a.Summary.Runs) {
+		return fmt.Errorf("plots: %s has %d runs, its %s %d", path, len(tf.Runs), record.SummaryFile, len(a.Summary.Runs))
+	}
+	for i, r := range tf.Runs {
+		for _, v := range []float64{r.MeanIterationMS, r.MeanDecisionUS, r.MeanLoadMS, r.MeanFeaturesMS, r.MeanChooseUS, r.MeanEvaluateMS, r.MeanUpdateUS} {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("plots: %s: run %d: a time of %v is not a duration", path, i+1, v)
+			}
+		}
+	}
+	a.Timing = &tf
 	timed := a.Summary.MeanDecisionUS > 0
 	for _, r := range a.Summary.Runs {
 		timed = timed || r.MeanIterationMS > 0
@@ -307,13 +324,7 @@ func (a *Agent) readTiming(path string) error {
 	if timed {
 		return nil
 	}
-	if len(tf.Runs) != len(a.Summary.Runs) {
-		return fmt.Errorf("plots: %s has %d runs, its %s %d", path, len(tf.Runs), record.SummaryFile, len(a.Summary.Runs))
-	}
 	for i, r := range tf.Runs {
-		if r.MeanIterationMS < 0 || math.IsNaN(r.MeanIterationMS) {
-			return fmt.Errorf("plots: %s: run %d: mean_iteration_ms %v is not a duration", path, i+1, r.MeanIterationMS)
-		}
 		a.Summary.Runs[i].MeanIterationMS = r.MeanIterationMS
 	}
 	a.Summary.MeanDecisionUS = tf.MeanDecisionUS

@@ -80,9 +80,14 @@ func TestRenderTinyKnownAnswers(t *testing.T) {
 		// Runtime: cover 10 ms, random 5 ms (from timing.json). Unmodified
 		// accuracy pooled over cover's and random's runs: 9/12; modified:
 		// cover 2/8, random 2/4.
-		{"table2-runtime-accuracy", ",runtime cover (s),runtime random (s),accuracy unmodified (%),accuracy cover (%),accuracy random (%)\n" +
-			"ours,0.010,0.005,75.00,25.00,50.00\n" +
-			"paper,0.1,0.06,96.60,54.00,72.90\n"},
+		{"table2-runtime-accuracy", ",seeds × iterations,runtime cover (s),runtime random (s),cover / random,accuracy unmodified (%),accuracy cover (%),accuracy random (%)\n" +
+			"ours,\"2 × 4 (cover), 1 × 4 (random)\",0.010,0.005,2.00,75.00,25.00,50.00\n" +
+			"paper,\"10 × 10,000\",0.1,0.06,1.67,96.60,54.00,72.90\n"},
+		// The components from both agents' timing.json: iteration =
+		// features + choose + evaluate + update (random: no features).
+		{"runtime-components", "agent,mode,iteration (ms),features (ms),choose (µs),evaluate (ms),update (µs),\"load image (ms, not in the iteration)\",iteration / random's\n" +
+			"cover,online,10.00,4.00,400.00,5.20,400.00,1.00,2.00\n" +
+			"random,online,5.00,0.00,1.00,5.00,1.00,1.00,1.00\n"},
 		{"runtime-accuracy-per-agent", "agent,mode,runs,iterations,ms per iteration,µs per decision,accuracy unmodified (%),accuracy modified (%),violation rate (%)\n" +
 			"cover,online,2,8,10.00,800.00,75.00,25.00,50.00\n" +
 			"random,online,1,4,5.00,2.00,75.00,50.00,25.00\n"},
@@ -244,7 +249,7 @@ func TestLoadErrors(t *testing.T) {
 		{"empty log", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "\n") + `"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "\n"}, "seed-1.jsonl is empty"},
 		{"bad log line", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "{\"iteration\":1}\n{oops\n") + `"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "{\"iteration\":1}\n{oops\n"}, "seed-1.jsonl:2"},
 		{"timing mismatch", map[string]string{"cover/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[{"seed":1,"iterations":1,"violations":0,"arms":{},"params":{},"original_score":0,"modified_score":0}]}`,
-			"cover/timing.json": `{` + idJSON + `"runs":[]}`}, "timing.json has 0 runs"},
+			"cover/timing.json": `{` + idJSON + `"runs":[{},{}]}`}, "timing.json has 2 runs"},
 		// Files that do not belong together.
 		{"an older amt's agent beside", map[string]string{"a/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[]}`,
 			"b/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`}, "b/summary.json belongs to another run (no run identity (written by an older amt)) than"},

@@ -21,7 +21,7 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 	}
 	if *ref {
 		if fs.NArg() > 0 {
-			return fmt.Errorf("config: -ref takes no files, got %q", fs.Args())
+			return usagef("config: -ref takes no files, got %q", fs.Args())
 		}
 		_, err := fmt.Fprint(env.stdout, experiments.ConfigReference())
 		return err

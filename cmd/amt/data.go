@@ -35,7 +35,7 @@ func cmdData(ctx context.Context, env *cliEnv, args []string) error {
 		return nil
 	}
 	usage(env.stderr)
-	return fmt.Errorf("data: unknown subcommand %q (want fetch or inspect)", args[0])
+	return usagef("data: unknown subcommand %q (want fetch or inspect)", args[0])
 }
 
 func dataFetch(ctx context.Context, env *cliEnv, args []string) error {

@@ -31,6 +31,9 @@ type command struct {
 // cliEnv carries the process's standard streams so commands can be tested.
 type cliEnv struct {
 	stdout, stderr io.Writer
+	// usageShown records that a command printed its usage: the error it
+	// returns is a usage error (exit status 2).
+	usageShown bool
 }
 
 // commands lists every subcommand in the order "amt help" prints them.
@@ -39,6 +42,7 @@ func commands() []command {
 		{"run", "run an experiment config (adaptive metamorphic testing, online or replay)", cmdRun},
 		{"sweep", "compute (or export) the exhaustive verdict table of an experiment", cmdSweep},
 		{"tune", "choose agents' options on tuning seeds, then run them on the evaluation seeds", cmdTune},
+		{"slurm", "write (and submit) a Slurm job that shards an experiment over a cluster", cmdSlurm},
 		{"replay", "run bandit agents against a precomputed verdict table (seconds, not hours)", cmdReplay},
 		{"plot", "redraw an experiment's figures and tables from its saved results", cmdPlot},
 		{"ope", "off-policy evaluation of logged bandit decisions", cmdOPE},
@@ -56,7 +60,7 @@ const version = "0.1.0-dev"
 
 func cmdVersion(_ context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 {
-		return fmt.Errorf("version takes no arguments, got %q", args)
+		return usagef("version takes no arguments, got %q", args)
 	}
 	_, err := fmt.Fprintln(env.stdout, "amt", version)
 	return err
@@ -74,6 +78,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  help       print this list")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "amt <command> -h" for a command's flags.`)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failure, 2 usage or configuration error.")
 }
 
 // errUsage marks an error already explained by printed usage.
@@ -99,11 +105,14 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
+			if err != nil && env.usageShown {
+				err = usageError{err}
+			}
 			return err
 		}
 	}
 	usage(env.stderr)
-	return fmt.Errorf("unknown command %q", name)
+	return usagef("unknown command %q", name)
 }
 
 // stopGrace is how long amt may take to stop after SIGINT or SIGTERM
@@ -139,7 +148,7 @@ func main() {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "amt:", err)
 		}
-		code := 1
+		code := exitCode(err)
 		select {
 		case s := <-caught:
 			code = 128 + int(s)
@@ -155,6 +164,7 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("amt "+name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
+		env.usageShown = true
 		fmt.Fprintf(env.stderr, "Usage: amt %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}

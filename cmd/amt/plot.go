@@ -26,7 +26,7 @@ func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if flags.NArg() > 0 {
-		return fmt.Errorf("plot: unexpected arguments %q", flags.Args())
+		return usagef("plot: unexpected arguments %q", flags.Args())
 	}
 	if *config == "" && *dir == "" {
 		flags.Usage()

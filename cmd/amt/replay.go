@@ -33,7 +33,7 @@ func denseImages(rows []record.Verdict) {
 
 // cmdReplay runs one bandit agent against a precomputed verdict table.
 func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] -out DIR")
+	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] [-log-decisions] -out DIR")
 	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv; a detection table's image_id column is numbered by first appearance)")
 	feats := fs.String("features", "", "context features: raw little-endian float32 [images, dim], row i = image i (amt sweep -features)")
 	dim := fs.Int("dim", 0, "feature dimension (0: derived from the file size and the table's image count)")
@@ -46,11 +46,12 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	interval := fs.Int("log-interval", 100, "iterations between progress log lines")
 	timing := fs.Bool("timing", false, "put measured times into summary.json (they are always in timing.json; off keeps summary.json byte-reproducible)")
 	out := fs.String("out", "", "output folder: summary.json, seed-<n>.jsonl, timing.json")
+	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to decisions-seed-<n>.jsonl, the log format of amt ope")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("replay: unexpected arguments %q", fs.Args())
+		return usagef("replay: unexpected arguments %q", fs.Args())
 	}
 	for _, f := range []struct{ name, v string }{{"verdicts", *verdicts}, {"features", *feats}, {"agent", *agent}, {"out", *out}} {
 		if f.v == "" {
@@ -60,25 +61,25 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// Check everything before any work, so nothing is written on an error.
 	if *passes < 1 || *iters < 0 || *interval < 1 || *dim < 0 {
-		return fmt.Errorf("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
+		return usagef("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
 	}
 	seeds, err := experiments.ParseSeeds(*seedSpec)
 	if err != nil {
-		return fmt.Errorf("replay: -seeds: %w", err)
+		return usagef("replay: -seeds: %w", err)
 	}
 	sc, err := mr.Builtin(*scenario)
 	if err != nil {
-		return fmt.Errorf("replay: -scenario: %w", err)
+		return usagef("replay: -scenario: %w", err)
 	}
 	if !slices.Contains(bandit.Agents(), *agent) {
-		return fmt.Errorf("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
+		return usagef("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	if _, err := bandit.Resolve(*agent, opts); err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	rows, err := record.ReadVerdictsCSV(*verdicts)
 	if err != nil {
@@ -123,7 +124,8 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		return experiments.NewAgent(spec, sc, d, seed)
 	}, *out, experiments.SeedsOptions{
 		Agent: *agent, Mode: "replay", Seeds: seeds, Passes: *passes, Iter: *iters, Interval: *interval, Timing: *timing,
-		Identity: id,
+		Identity:     id,
+		LogDecisions: *logDecisions,
 	})
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)

@@ -238,3 +238,33 @@ func TestReplayDetectionTable(t *testing.T) {
 		t.Fatalf("summary %v %+v", err, s.Runs[0])
 	}
 }
+
+// amt replay -log-decisions writes one decision per iteration (the same
+// for the same seeds, so also byte-identical), and amt ope evaluates other
+// agents on it: the README's off-policy example end to end.
+func TestReplayLogDecisionsOPE(t *testing.T) {
+	table, feats, _, _ := replayFixture(t, 30)
+	out := filepath.Join(t.TempDir(), "random")
+	if _, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "1-2",
+		"-log-decisions", "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "decisions-seed-2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var d record.Decision
+	if err := json.Unmarshal([]byte(lines[0]), &d); err != nil || len(lines) != 30 || d.Seed != 2 || d.Iteration != 1 || len(d.Context) != 4 || d.Prob <= 0 {
+		t.Fatalf("%d decisions; first %+v (%v)", len(lines), d, err)
+	}
+	stdout, _, err := runCmd(t, "ope", "-log", filepath.Join(out, "decisions-seed-2.jsonl"), "-arms", "59", "-agents", "uniform,cover,linucb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"30 records, 59 arms, context dimension 4", "linucb", "cover"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("amt ope output lacks %q:\n%s", want, stdout)
+		}
+	}
+}

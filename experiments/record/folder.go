@@ -20,6 +20,7 @@ import (
 //	<agent>/summary.json       final state of every seed's run (Summary)
 //	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
 //	<agent>/timing.json        measured times (Timing)
+//	<agent>/decisions-seed-<n>.jsonl  with -log-decisions: every decision of seed n (Decision per line)
 //	tune.json                  how amt tune chose the agents' options (Tuning, tune.go)
 //	regression.json            a regression experiment's SUT change (Regression, regression.go)
 //	sweep-after.csv            its verdict table of the SUT after the change
@@ -55,13 +56,24 @@ func ParseLogFile(name string) (seed uint64, ok bool) {
 	return n, ok1 && ok2 && err == nil
 }
 
-// RunTiming holds one run's measured wall times.
+// RunTiming holds one run's measured wall times, means per iteration.
 type RunTiming struct {
 	// MeanDecisionUS is the mean time of choose + update in microseconds.
 	MeanDecisionUS float64 `json:"mean_decision_us"`
-	// MeanIterationMS is the mean time of a whole iteration (context,
-	// choose, evaluate, update) in milliseconds.
+	// MeanIterationMS is the mean time of an iteration in milliseconds as
+	// the original timed it (act + step + update): the context features
+	// (only for agents that read them; the original's random agent
+	// computed none), the choice, the evaluation of the follow-up
+	// (transform and SUT on source and follow-up, or the table lookup)
+	// and the update — not loading the source image.
 	MeanIterationMS float64 `json:"mean_iteration_ms"`
+	// The components: loading the source image (outside the iteration's
+	// time), the features, the choice, the evaluation, the update.
+	MeanLoadMS     float64 `json:"mean_load_ms"`
+	MeanFeaturesMS float64 `json:"mean_features_ms"`
+	MeanChooseUS   float64 `json:"mean_choose_us"`
+	MeanEvaluateMS float64 `json:"mean_evaluate_ms"`
+	MeanUpdateUS   float64 `json:"mean_update_us"`
 }
 
 // Timing is the content of timing.json: measured times per seed and their
@@ -127,7 +139,8 @@ type Meta struct {
 }
 
 // File is an input file and the sha256 of its content (of a folder: of
-// its files' names and hashes).
+// its files' names and hashes; of a COCO data set: of the JSON's hash and
+// the names and hashes of the images it lists, in its order).
 type File struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
@@ -138,6 +151,9 @@ type FeaturesMeta struct {
 	// Kind is "model", "phash" or "none".
 	Kind  string `json:"kind"`
 	Model *File  `json:"model,omitempty"`
+	// Output is the model's tensor the features come from (empty: its
+	// graph output).
+	Output string `json:"output,omitempty"`
 }
 
 // DataMeta is the data set.

@@ -120,10 +120,12 @@ func CreateAgentFolder(dir string, id Identity) (*AgentFolder, error) {
 }
 
 // IsAgentFile reports whether name is the name of a file of an agent's
-// result folder: summary.json, timing.json or a progress log.
+// result folder: summary.json, timing.json, a progress log or a decision
+// log.
 func IsAgentFile(name string) bool {
 	_, log := ParseLogFile(name)
-	return log || name == SummaryFile || name == TimingFile
+	_, decisions := parseDecisionsFile(name)
+	return log || decisions || name == SummaryFile || name == TimingFile
 }
 
 // checkAgentFolder returns an error when dir exists and is not a folder
@@ -139,7 +141,7 @@ func checkAgentFolder(dir string) error {
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !IsAgentFile(e.Name()) {
 			return fmt.Errorf("record: %s holds %s, which is not an agent's result file (%s, %s, %s): the run replaces the folder whole, so give a new or empty folder, or one an earlier run wrote",
-				dir, e.Name(), SummaryFile, TimingFile, LogGlob)
+				dir, e.Name(), SummaryFile, TimingFile, LogGlob+", "+DecisionsGlob)
 		}
 	}
 	return nil
@@ -152,6 +154,12 @@ func (f *AgentFolder) WriteLog(seed uint64, lines []LogLine) error {
 	if err != nil {
 		return fmt.Errorf("record: encoding %s: %w", LogFile(seed), err)
 	}
+	return f.AddLog(seed, b)
+}
+
+// AddLog puts seed's progress log, already encoded (the bytes of a log
+// file a shard wrote), into the folder and records its sha256.
+func (f *AgentFolder) AddLog(seed uint64, b []byte) error {
 	if err := WriteFileAtomic(filepath.Join(f.tmp, LogFile(seed)), b); err != nil {
 		return err
 	}

@@ -60,10 +60,12 @@ type Run struct {
 	// modified_score). Divide by Iterations for the accuracy.
 	OriginalScore float64 `json:"original_score"`
 	ModifiedScore float64 `json:"modified_score"`
-	// MeanIterationMS is the mean wall time of one iteration (choose,
-	// transform, run the SUT or look up the verdict, learn) in milliseconds.
-	// It is measured, so it is the one field that differs between
-	// otherwise identical runs; it is omitted (0) when timing is disabled.
+	// MeanIterationMS is the mean wall time of one iteration in
+	// milliseconds as the original timed it (RunTiming.MeanIterationMS:
+	// features for agents that read them, choose, transform and run the
+	// SUT or look up the verdict, learn; not loading the image). It is
+	// measured, so it is the one field that differs between otherwise
+	// identical runs; it is omitted (0) when timing is disabled.
 	MeanIterationMS float64 `json:"mean_iteration_ms,omitempty"`
 }
 
