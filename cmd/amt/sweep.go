@@ -112,8 +112,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 				viol++
 			}
 		}
-		fmt.Fprintf(env.stdout, "%s: SUT after the change: %d violations (%.2f%%); table in %s/%s\n",
-			cfg.Name, viol, 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
+		fmt.Fprintf(env.stdout, "%s: SUT after the change: %s (%.2f%%); table in %s/%s\n",
+			cfg.Name, plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
 	}
 	return nil
 }
