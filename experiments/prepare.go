@@ -265,7 +265,7 @@ func (e *Experiment) SweepShard(ctx context.Context, sh Shard, progress Progress
 	}
 	var pf func(done, total int)
 	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name + " shard " + sh.String(), Unit: "images", Resumed: "cached"}
+		stage := Stage{Name: "sweep " + e.Config.Name + " shard " + sh.String(), Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	return sweepShard(ctx, e.sweepSetup(pf), sh)
@@ -275,7 +275,7 @@ func (e *Experiment) SweepShard(ctx context.Context, sh Shard, progress Progress
 func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly bool) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "images", Resumed: "cached"}
+		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	setup := e.sweepSetup(pf)
@@ -309,7 +309,7 @@ func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly
 func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Table, error) {
 	var pf func(done, total int)
 	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "images", Resumed: "cached"}
+		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
 	t, err := sweep(ctx, e.after.sweepSetup(pf))
@@ -502,7 +502,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		newAgent, o := e.seedsSetup(a, env, log)
 		if progress != nil {
 			total, done := e.iterations(env)*len(cfg.Seeds), 0
-			stage := Stage{Name: "agent " + a.ID, Unit: "iterations"}
+			stage := Stage{Name: "agent " + a.ID, Unit: "iteration"}
 			progress(stage, 0, total)
 			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}

@@ -157,7 +157,7 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 		return agent, err
 	}
 	total := (cfg.Passes + cfg.Regression.Passes) * n
-	done, stage := 0, Stage{Name: "agent " + id + " (" + cfg.Mode + ")", Unit: "iterations"}
+	done, stage := 0, Stage{Name: "agent " + id + " (" + cfg.Mode + ")", Unit: "iteration"}
 	trace := func(seed uint64, s Step) {
 		r := &runs[len(runs)-1]
 		c := record.Counts{Count: 1}

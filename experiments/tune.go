@@ -306,7 +306,7 @@ func tuneRuns(ctx context.Context, env Env, sc scenario.Scenario, spec AgentSpec
 		done int
 	)
 	total := len(settings) * len(seeds)
-	stage := Stage{Name: "tune " + spec.ID, Unit: "replays"}
+	stage := Stage{Name: "tune " + spec.ID, Unit: "replay"}
 	if progress != nil {
 		progress(stage, 0, total)
 	}
