@@ -65,8 +65,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "%s: sweep shard %s: %d images (%d cached, %d computed) in %s; when every shard is done: amt sweep -config %s -merge\n",
-			cfg.Name, shard, st.Items, st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
+		fmt.Fprintf(env.stdout, "%s: sweep shard %s: %s (%d cached, %d computed) in %s; when every shard is done: amt sweep -config %s -merge\n",
+			cfg.Name, shard, plural.Count(st.Items, "image"), st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
 		return nil
 	}
 	var t *experiments.Table
@@ -123,8 +123,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 				viol++
 			}
 		}
-		fmt.Fprintf(env.stdout, "%s: SUT after the change: %d violations (%.2f%%); table in %s/%s\n",
-			cfg.Name, viol, 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
+		fmt.Fprintf(env.stdout, "%s: SUT after the change: %s (%.2f%%); table in %s/%s\n",
+			cfg.Name, plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
 	}
 	return nil
 }
