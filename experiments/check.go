@@ -102,16 +102,12 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		if err != nil {
 			return res, err
 		}
-		rows, err := t.Verdicts(sc.Variants())
-		if err != nil {
-			return res, err
-		}
-		if env, err = NewReplayEnv(rows, t.Features, t.Dim, sc); err != nil {
+		if env, err = t.replayEnv(sc, cfg.Features.sut()); err != nil {
 			return res, err
 		}
 	} else {
 		var err error
-		if env, err = e.study.newEnv(e.src.Len(), e.newExt, e.relations, sc); err != nil {
+		if env, err = e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc); err != nil {
 			return res, err
 		}
 	}
@@ -153,7 +149,7 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		}
 	}
 	sum, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
-		ag, loaded, err := loadOrNewAgent(res.State.Path, spec, sc, env.Dim(), seed)
+		ag, loaded, err := loadOrNewAgent(res.State.Path, spec, sc, env.Layout(), seed)
 		res.State.Loaded = loaded
 		return ag, err
 	}, filepath.Join(cfg.Output, spec.ID), SeedsOptions{

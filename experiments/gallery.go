@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/plots/gallery"
 	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/sut"
@@ -101,7 +102,7 @@ func (e *Experiment) drawGallery(ctx context.Context, agent string, vs []record.
 				}
 				pairs = append(pairs, p)
 			}
-			title := fmt.Sprintf("%s — %d violating case%s (%s, agent %s, %s)", mr, len(all), plural(len(all)), firstOf(len(shown), len(all)), agent, what)
+			title := fmt.Sprintf("%s — %s (%s, agent %s, %s)", mr, plural.Count(len(all), "violating case"), firstOf(len(shown), len(all)), agent, what)
 			img, err := gallery.Sheet(title, pairs, gallery.Options{Side: side, Columns: 3})
 			if err != nil {
 				return err
@@ -134,13 +135,6 @@ func (e *Experiment) drawGallery(ctx context.Context, agent string, vs []record.
 		}
 	}
 	return nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func firstOf(shown, all int) string {

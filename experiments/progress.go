@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // A Stage is one long step of an experiment, as progress reports name it:
@@ -16,7 +18,7 @@ import (
 type Stage struct {
 	// Name names the step: "sweep rq1-classification", "cover (replay)".
 	Name string
-	// Unit is what is counted: "images", "iterations".
+	// Unit is what is counted, in the singular: "image", "iteration".
 	Unit string
 	// Resumed, when set, names the work found done when the step starts
 	// ("cached"): the first report's done count.
@@ -126,7 +128,7 @@ func (p *Progress) endLine() {
 
 // startLine announces a stage: its size and what is done already.
 func (p *Progress) startLine(done, total int) string {
-	s := fmt.Sprintf("%s: %d %s", p.stage.Name, total, p.stage.Unit)
+	s := p.stage.Name + ": " + plural.Count(total, p.stage.Unit)
 	switch {
 	case p.stage.Resumed != "":
 		return s + fmt.Sprintf(", %d %s, %d to go", done, p.stage.Resumed, total-done)
@@ -143,7 +145,7 @@ func (p *Progress) line(done, total int, now time.Time) string {
 	if total > 0 {
 		pct = 100 * float64(done) / float64(total)
 	}
-	s := fmt.Sprintf("%s: %d/%d %s (%.1f%%)", p.stage.Name, done, total, p.stage.Unit, pct)
+	s := fmt.Sprintf("%s: %d/%s (%.1f%%)", p.stage.Name, done, plural.Count(total, p.stage.Unit), pct)
 	el := now.Sub(p.start)
 	if done >= total {
 		return s + fmt.Sprintf(" in %s", el.Round(time.Second))
@@ -165,13 +167,4 @@ func formatRate(r float64) string {
 		return fmt.Sprintf("%.1f", r)
 	}
 	return fmt.Sprintf("%.2f", r)
-}
-
-// count writes n with its noun, in the plural unless n is 1: "1
-// violation", "3 seeds".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -22,8 +22,8 @@ func newTestProgress(terminal bool) (*Progress, *bytes.Buffer, *fakeClock) {
 }
 
 var (
-	sweepStage = Stage{Name: "sweep rq1", Unit: "images", Resumed: "cached"}
-	agentStage = Stage{Name: "agent cover", Unit: "iterations"}
+	sweepStage = Stage{Name: "sweep rq1", Unit: "image", Resumed: "cached"}
+	agentStage = Stage{Name: "agent cover", Unit: "iteration"}
 )
 
 // TestProgressPlain: off a terminal, a stage writes a start line, then a

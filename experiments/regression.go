@@ -11,7 +11,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -98,8 +100,8 @@ type phasedEnv struct {
 	phase int
 }
 
-func (e *phasedEnv) Len() int { return e.envs[0].Len() }
-func (e *phasedEnv) Dim() int { return e.envs[0].Dim() }
+func (e *phasedEnv) Len() int              { return e.envs[0].Len() }
+func (e *phasedEnv) Layout() bandit.Layout { return e.envs[0].Layout() }
 func (e *phasedEnv) Load(ctx context.Context, image int) error {
 	return e.envs[e.phase].Load(ctx, image)
 }
@@ -150,13 +152,13 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 	var runs []record.RegressionRun
 	newAgent := func(seed uint64) (Agent, error) {
 		env.phase = 0
-		a, err := NewAgent(spec, sc, env.Dim(), seed)
+		a, err := NewAgent(spec, sc, env.Layout(), seed)
 		agent = &phasedAgent{cur: a}
 		runs = append(runs, record.RegressionRun{Seed: seed})
 		return agent, err
 	}
 	total := (cfg.Passes + cfg.Regression.Passes) * n
-	done, stage := 0, Stage{Name: "agent " + id + " (" + cfg.Mode + ")", Unit: "iterations"}
+	done, stage := 0, Stage{Name: "agent " + id + " (" + cfg.Mode + ")", Unit: "iteration"}
 	trace := func(seed uint64, s Step) {
 		r := &runs[len(runs)-1]
 		c := record.Counts{Count: 1}
@@ -181,13 +183,13 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 					agent.err = fmt.Errorf("saving the state at the change: %w", err)
 					break
 				}
-				a, loaded, err := loadOrNewAgent(path, spec, sc, env.Dim(), seed)
+				a, loaded, err := loadOrNewAgent(path, spec, sc, env.Layout(), seed)
 				if err == nil && !loaded {
 					err = fmt.Errorf("state file %s not found", path)
 				}
 				agent.cur, agent.err = a, err
 			case record.Fresh:
-				agent.cur, agent.err = NewAgent(spec, sc, env.Dim(), seed)
+				agent.cur, agent.err = NewAgent(spec, sc, env.Layout(), seed)
 			}
 		}
 		if progress != nil {
@@ -209,9 +211,9 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 // fresh across the change, in that order, then Output/regression.json.
 func (e *Experiment) runRegression(ctx context.Context, before, after Env, log io.Writer, progress ProgressFunc) error {
 	cfg := e.Config
-	if before.Len() != after.Len() || before.Dim() != after.Dim() {
+	if before.Len() != after.Len() || before.Layout() != after.Layout() {
 		return fmt.Errorf("regression: the SUTs before and after the change see %d and %d images with %d- and %d-d contexts; want the same images",
-			before.Len(), after.Len(), before.Dim(), after.Dim())
+			before.Len(), after.Len(), before.Layout().Dim, after.Layout().Dim)
 	}
 	stateDir, err := os.MkdirTemp("", "amt-regression-")
 	if err != nil {
@@ -224,7 +226,7 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 	for _, a := range cfg.Agents {
 		for _, state := range []string{record.Carried, record.Fresh} {
 			id := regressionID(a.ID, state)
-			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %d seeds, %s mode\n", cfg.Name, id, a.Name, state, len(cfg.Seeds), cfg.Mode)
+			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %s, %s mode\n", cfg.Name, id, a.Name, state, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
 			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress)
 			if err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -62,7 +63,7 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 		run, tm, err := runSeed(ctx, env, sc, newAgent, folder, o, seed)
 		if err != nil && ctx.Err() != nil {
 			return sum, fmt.Errorf("agent %s interrupted in seed %d, after %d of %s (its folder %s is written when every seed is done and was left as it was; run the same command again): %w",
-				o.Agent, seed, k, count(len(o.Seeds), "seed"), dir, context.Cause(ctx))
+				o.Agent, seed, k, plural.Count(len(o.Seeds), "seed"), dir, context.Cause(ctx))
 		}
 		if err != nil {
 			return sum, err

@@ -134,7 +134,7 @@ func (e *Experiment) RunShard(ctx context.Context, sh Shard, log io.Writer, prog
 		var trace func(uint64, Step)
 		if progress != nil {
 			total, done := e.iterations(env)*len(todo)*len(cfg.Agents), 0
-			stage := Stage{Name: cfg.Name + " shard " + sh.String(), Unit: "iterations"}
+			stage := Stage{Name: cfg.Name + " shard " + sh.String(), Unit: "iteration"}
 			progress(stage, 0, total)
 			trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}

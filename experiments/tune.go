@@ -16,6 +16,7 @@ import (
 
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -225,7 +226,7 @@ func (e *Experiment) Tune(ctx context.Context, log io.Writer, progress ProgressF
 	if err != nil {
 		return err
 	}
-	env, err := t.replayEnv(cfg.Scenario)
+	env, err := t.replayEnv(cfg.Scenario, cfg.Features.sut())
 	if err != nil {
 		return err
 	}
@@ -256,7 +257,7 @@ func tuneAgents(ctx context.Context, env Env, cfg *Config, log io.Writer, progre
 		}
 		spec := cfg.Agents[i]
 		settings := g.Settings()
-		fmt.Fprintf(log, "%s: tuning %s (%s): %d settings × %d tuning seeds\n", cfg.Name, spec.ID, spec.Name, len(settings), len(cfg.Tune.Seeds))
+		fmt.Fprintf(log, "%s: tuning %s (%s): %s × %s\n", cfg.Name, spec.ID, spec.Name, plural.Count(len(settings), "setting"), plural.Count(len(cfg.Tune.Seeds), "tuning seed"))
 		rates, err := tuneRuns(ctx, env, cfg.Scenario, spec, settings, cfg, progress)
 		if err != nil {
 			return rec, nil, err
@@ -305,7 +306,7 @@ func tuneRuns(ctx context.Context, env Env, sc scenario.Scenario, spec AgentSpec
 		done int
 	)
 	total := len(settings) * len(seeds)
-	stage := Stage{Name: "tune " + spec.ID, Unit: "replays"}
+	stage := Stage{Name: "tune " + spec.ID, Unit: "replay"}
 	if progress != nil {
 		progress(stage, 0, total)
 	}
@@ -316,7 +317,7 @@ func tuneRuns(ctx context.Context, env Env, sc scenario.Scenario, spec AgentSpec
 			for j := range jobs {
 				s, k := j[0], j[1]
 				a := AgentSpec{ID: spec.ID, Name: spec.Name, Options: withOptions(spec.Options, settings[s])}
-				ag, err := NewAgent(a, sc, env.Dim(), seeds[k])
+				ag, err := NewAgent(a, sc, env.Layout(), seeds[k])
 				if err == nil {
 					var res runResult
 					res, err = runLoop(ctx, env, sc, ag, loopOptions{AgentName: spec.ID, Seed: seeds[k], Passes: cfg.Passes, Iterations: cfg.Iterations, LogInterval: math.MaxInt32})

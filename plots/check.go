@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -123,7 +124,7 @@ func (f *CheckFolder) SummaryMarkdown() []byte {
 	case len(c.Conditions) == 0:
 		p("No conditions are configured (`check.fail_on`, `-baseline`): the check passes whatever it finds.\n\n")
 	case failed > 0:
-		p("%d of %d condition%s failed:\n\n", failed, len(c.Conditions), plural(len(c.Conditions)))
+		p("%d of %s failed:\n\n", failed, plural.Count(len(c.Conditions), "condition"))
 		for _, cd := range c.Conditions {
 			if cd.Status == record.StatusFail {
 				p("- ❌ %s\n", cd.Message)
@@ -131,7 +132,7 @@ func (f *CheckFolder) SummaryMarkdown() []byte {
 		}
 		p("\n")
 	default:
-		p("All %d condition%s passed", len(c.Conditions)-skipped, plural(len(c.Conditions)-skipped))
+		p("All %s passed", plural.Count(len(c.Conditions)-skipped, "condition"))
 		if skipped > 0 {
 			p(" (%d skipped: nothing to judge)", skipped)
 		}
@@ -162,8 +163,8 @@ func (f *CheckFolder) SummaryMarkdown() []byte {
 		}
 	}
 	if bl := c.Baseline; bl != nil {
-		p("- Baseline: `%s` (experiment %s, SUT `%s` sha256 %s): %d run%s, %d follow-ups; regression margin %g pp, α = %g\n",
-			bl.Dir, bl.Experiment, filepath.Base(bl.SUT.Path), short(bl.SUT.SHA256), bl.Runs, plural(bl.Runs), bl.Iterations, bl.MarginPP, bl.Alpha)
+		p("- Baseline: `%s` (experiment %s, SUT `%s` sha256 %s): %s, %d follow-ups; regression margin %g pp, α = %g\n",
+			bl.Dir, bl.Experiment, filepath.Base(bl.SUT.Path), short(bl.SUT.SHA256), plural.Count(bl.Runs, "run"), bl.Iterations, bl.MarginPP, bl.Alpha)
 	}
 	if f.Timing != nil {
 		p("- Time: %.1f ms per iteration\n", f.Timing.MeanIterMS)
@@ -319,13 +320,6 @@ func short(h string) string {
 	return h
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // JUnit XML, the de-facto schema CI systems read (as in Jenkins'
 // junit-10.xsd, which GitLab and GitHub test-report actions accept too):
 // testsuites holds testsuite elements, each
@@ -436,7 +430,7 @@ func (f *CheckFolder) JUnit() ([]byte, error) {
 			tc := junitTestCase{Name: key, Classname: cls + "." + m.MR, Time: secs(cnt.Count)}
 			vs := byCell[key]
 			lines := make([]string, 0, len(vs)+1)
-			summary := fmt.Sprintf("%s: %d of %d follow-up%s violated", f.Meta.Scenario.VariantText(key), cnt.Violations, cnt.Count, plural(cnt.Count))
+			summary := fmt.Sprintf("%s: %d of %s violated", f.Meta.Scenario.VariantText(key), cnt.Violations, plural.Count(cnt.Count, "follow-up"))
 			lines = append(lines, summary)
 			for _, v := range vs {
 				lines = append(lines, fmt.Sprintf("image %s, %s: %s (iteration %d)", imageText(v), f.Meta.Scenario.VariantText(v.Variant), f.said(v), v.Iteration))

@@ -605,42 +605,135 @@ func TestRenderQuotesSnapshot(t *testing.T) {
 }
 
 // TestLoadLegacyFolder: a folder none of whose files carries a run
-// identity (an older amt's) still loads and renders, with a caveat that
-// its files could not be checked; its logs are read as before.
+// identity (an older amt's), with or without its run.json, still loads and
+// renders, with a caveat that its files could not be checked; its logs are
+// read as before.
 func TestLoadLegacyFolder(t *testing.T) {
-	dir := copyDir(t, "testdata/tiny")
-	for _, p := range []string{"cover/summary.json", "random/summary.json", "random/timing.json", "cover/timing.json"} {
-		path := filepath.Join(dir, p)
-		b, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		var lines []string
-		for _, l := range strings.Split(string(b), "\n") {
-			if !strings.Contains(l, `"config_sha256"`) && !strings.Contains(l, `"sweep_key"`) && !strings.Contains(l, `"logs"`) {
-				lines = append(lines, l)
+	for _, withMeta := range []bool{false, true} {
+		t.Run(fmt.Sprintf("run.json %v", withMeta), func(t *testing.T) {
+			dir := copyDir(t, "testdata/tiny")
+			for _, p := range []string{"cover/summary.json", "random/summary.json", "random/timing.json", "cover/timing.json"} {
+				path := filepath.Join(dir, p)
+				b, err := os.ReadFile(path)
+				if errors.Is(err, os.ErrNotExist) {
+					continue
+				}
+				var lines []string
+				for _, l := range strings.Split(string(b), "\n") {
+					if !strings.Contains(l, `"config_sha256"`) && !strings.Contains(l, `"sweep_key"`) && !strings.Contains(l, `"logs"`) {
+						lines = append(lines, l)
+					}
+				}
+				if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
-	}
-	e, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !e.Legacy || len(e.Agents) != 2 || len(e.Agents[0].Logs) == 0 {
-		t.Fatalf("legacy %v, %d agents", e.Legacy, len(e.Agents))
-	}
-	if _, err := Render(context.Background(), e, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
-	if !strings.Contains(string(report), "No file of this folder carries a run identity") {
-		t.Error("no caveat about the unchecked folder")
+			if withMeta {
+				// An older amt's run.json: the agents, no identity, no
+				// sha256 of sweep.csv; config.yaml beside it unchecked.
+				m := record.Meta{Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+					SUT:      record.File{Path: "/x/my.onnx", SHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+					Features: record.FeaturesMeta{Kind: "phash"},
+					Data:     record.DataMeta{Format: "folder", File: record.File{Path: "/x/photos", SHA256: "ab"}, Images: 4},
+					Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "flipud", "rotation:-10", "rotation:10", "shear:-20", "shear:20"},
+						Arms: []record.ArmMeta{{Name: "blur", Action: "blur"}, {Name: "flipud", Action: "flipud"},
+							{Name: "rotation", Action: "rotation", Values: []float64{-10, 10}}, {Name: "shear", Action: "shear", Values: []float64{-20, 20}}}},
+					Agents: []record.AgentMeta{{ID: "cover", Name: "cover"}, {ID: "random", Name: "random"}}}
+				if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !e.Legacy || len(e.Agents) != 2 || len(e.Agents[0].Logs) == 0 || (e.Meta != nil) != withMeta {
+				t.Fatalf("legacy %v, %d agents, run.json %v", e.Legacy, len(e.Agents), e.Meta != nil)
+			}
+			if _, err := Render(context.Background(), e, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+			if !strings.Contains(string(report), "No file of this folder carries a run identity") {
+				t.Error("no caveat about the unchecked folder")
+			}
+		})
 	}
 	// A fresh tiny folder has identities: no such caveat.
 	fresh, _ := os.ReadFile(filepath.Join(renderTiny(t, Options{}), record.ReportFile))
 	if strings.Contains(string(fresh), "No file of this folder carries a run identity") {
 		t.Error("caveat in a folder with identities")
+	}
+}
+
+// The setup table's kind column gives an agent's kind from run.json, not
+// its id: an agent with id cover-linear is a cover (and gets cover's
+// caveat); without run.json it is the summary's agent.
+func TestRenderAgentKind(t *testing.T) {
+	dir := copyDir(t, "testdata/tiny")
+	if err := os.Rename(filepath.Join(dir, "cover"), filepath.Join(dir, "cover-linear")); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "cover-linear", record.SummaryFile)
+	sum, err := record.ReadSummary(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Agent = "cover-linear" // amt run writes the id
+	if err := record.WriteSummary(sp, sum); err != nil {
+		t.Fatal(err)
+	}
+	meta := record.Meta{
+		Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+		Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "rotation:-10", "rotation:10"}},
+		Agents:   []record.AgentMeta{{ID: "cover-linear", Name: "cover", Options: map[string]string{"hidden": "0"}}, {ID: "random", Name: "random"}},
+	}
+	meta.Identity = sum.Identity
+	if meta.VerdictsSHA256, err = record.FileSHA256(filepath.Join(dir, record.VerdictsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), meta); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := readTable(t, dir, "agents")
+	for _, w := range []string{"\ncover-linear,cover,hierarchical,", "\nrandom,random,hierarchical,"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("agents table lacks %q:\n%s", w, got)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	if !strings.Contains(string(report), "Agent `cover` reproduces Vowpal Wabbit") {
+		t.Error("the report lacks cover's caveat for an agent of kind cover")
+	}
+}
+
+// A regression experiment's folders (id-carried, id-fresh) find their kind
+// through regression.json's configured id; a folder neither file names
+// (amt replay's) keeps its summary's agent.
+func TestExperimentKind(t *testing.T) {
+	e := &Experiment{
+		Meta: &record.Meta{Agents: []record.AgentMeta{{ID: "cover-linear", Name: "cover"}, {ID: "hts", Name: "hts"}}},
+		Regression: &record.Regression{Agents: []record.RegressionAgent{
+			{ID: "cover-linear-carried", Agent: "cover-linear", State: record.Carried},
+			{ID: "hts-fresh", Agent: "hts", State: record.Fresh},
+		}},
+	}
+	for _, tc := range []struct{ folder, summary, want string }{
+		{"cover-linear-carried", "cover-linear-carried", "cover"},
+		{"hts-fresh", "hts-fresh", "hts"},
+		{"cover-linear", "cover-linear", "cover"},
+		{"lints", "lints", "lints"},
+	} {
+		if got := e.Kind(Agent{Name: tc.folder, Summary: record.Summary{Agent: tc.summary}}); got != tc.want {
+			t.Errorf("Kind(%s) = %q, want %q", tc.folder, got, tc.want)
+		}
 	}
 }
 

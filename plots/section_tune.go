@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/plots/analysis"
 )
 
@@ -55,7 +56,7 @@ func (b *builder) tune() error {
 		}
 		b.p("### Agent `%s`\n\n", a.ID)
 		b.table(tt)
-		f, err := ciChart("tune-"+a.ID, fmt.Sprintf("%s: tuning, mean and 95 %% CI over %d seeds", a.ID, len(t.TuneSeeds)), "violation rate (%)", rows, nil)
+		f, err := ciChart("tune-"+a.ID, fmt.Sprintf("%s: tuning, mean and 95 %% CI over %s", a.ID, plural.Count(len(t.TuneSeeds), "seed")), "violation rate (%)", rows, nil)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // cmdConfig prints the configuration reference, or checks configuration
@@ -41,7 +42,7 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 			ids[i] = a.ID
 		}
 		fmt.Fprintf(env.stdout, "%s: ok: %s, %s %s, scenario %s, agents %s, %s\n",
-			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), count(len(c.Seeds), "seed"))
+			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), plural.Count(len(c.Seeds), "seed"))
 	}
 	return errors.Join(errs...)
 }

@@ -171,12 +171,3 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	}
 	return fs
 }
-
-// count writes n with its noun, in the plural unless n is 1: "1
-// violation", "3 seeds".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
