@@ -29,6 +29,7 @@ import "fmt"
 // pooled per Conv); only when it splits work over goroutines does it
 // allocate the few small objects of starting them.
 type Conv struct {
+	ks       *kernelSet // the kernel set in use when NewConv ran
 	s        ConvShape
 	act      Activation
 	m, k, n  int       // per-group GEMM: out channels, icg·KH·KW, columns (OutH·OutW; OutH·wph when shifted)
@@ -122,7 +123,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		return nil, fmt.Errorf("kernels: unknown activation kind %d", act.Kind)
 	}
 	c := &Conv{
-		s: s, act: act,
+		ks: activeSet(), s: s, act: act,
 		m: s.OutC / s.Groups, k: s.InC / s.Groups * s.KH * s.KW, n: s.OutH() * s.OutW(),
 	}
 	pointwise := s.KH == 1 && s.KW == 1 && s.StrideH == 1 && s.StrideW == 1 &&
@@ -196,6 +197,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		}
 		c.n = s.OutH() * c.wph // every column of the phase planes
 		c.maxOff = maxOff
+		nr := c.ks.nr
 		c.padLen = max(icg*s.StrideH*s.StrideW*plane, roundUp(c.n, nr)+maxOff+nr)
 	}
 	if c.strategy == stratPointwise {
@@ -222,7 +224,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 // planSegments splits every nr-column panel of the output positions into
 // runs lying on one output row.
 func (c *Conv) planSegments() {
-	s := c.s
+	s, nr := c.s, c.ks.nr
 	ow := s.OutW()
 	panels := (c.n + nr - 1) / nr
 	c.segStart = make([]int32, panels+1)
@@ -356,7 +358,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 				r = res[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
 			}
 			compact := c.strategy == stratShifted && c.wph != ow
-			call.g = gemmOp{m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
+			call.g = gemmOp{ks: c.ks, m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
 			switch {
 			case r == nil:
 			case compact:
@@ -470,7 +472,7 @@ type shiftB struct {
 	maxOff int
 }
 
-func (sb *shiftB) panel(_ []float32, p0, kc, j, _ int) ([]float32, []int, int) {
+func (sb *shiftB) panel(_ []float32, p0, kc, j, _, _ int) ([]float32, []int, int) {
 	return sb.pad[j:], sb.offs[p0 : p0+kc], sb.maxOff
 }
 
@@ -481,7 +483,7 @@ type imageB struct {
 	in []float32 // icg channels of InH×InW
 }
 
-func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int) {
+func (ib *imageB) panel(buf []float32, p0, kc, j, _, nr int) ([]float32, []int, int) {
 	c, s := ib.c, ib.c.s
 	kk := s.KH * s.KW
 	h, w := s.InH, s.InW
@@ -513,7 +515,7 @@ func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int)
 					continue
 				}
 				if lo == 0 && hi == nr {
-					*(*[nr]float32)(out) = *(*[nr]float32)(row[ix : ix+nr])
+					copy(out, row[ix:ix+nr])
 					continue
 				}
 				clear(out[:lo])
@@ -542,7 +544,7 @@ func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int)
 			clear(out[hi:])
 		}
 	}
-	return d, packedOffsets[:kc], (kc - 1) * nr
+	return d, packedOffsets(nr)[:kc], (kc - 1) * nr
 }
 
 // direct computes one image with plain loops (used when each group has

@@ -2,20 +2,19 @@
 
 package kernels
 
-// kernelName names the micro-kernel in use (for benchmarks and reports).
-func kernelName() string { return "go 4x24" }
+// Only the portable kernel set (set.go) is built here.
 
-// kernel runs the portable micro-kernel (see kernelGo).
-func kernel(k int, a, b []float32, boff []int, _ int, c []float32, ldc int, ep *epilogue) {
-	kernelGo(k, a, b, boff, c, ldc, ep)
+// hasAsmSets reports whether this build has the assembly kernel sets.
+const hasAsmSets = false
+
+// The assembly sets' loops do not exist in this build; no set selects them.
+
+func gemmAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols int) {
+	panic("kernels: no AVX2 kernels in this build")
 }
 
-// maxInto sets dst[i] = max(a[i], b[i]) for i < len(dst) (NaN when either
-// is NaN); a and b must be at least as long as dst, which may alias them.
-func maxInto(dst, a, b []float32) {
-	n := len(dst)
-	a, b = a[:n], b[:n]
-	for i := range dst {
-		dst[i] = max(a[i], b[i])
-	}
+func gemmAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols, pf int) {
+	panic("kernels: no AVX-512 kernels in this build")
 }
+
+func maxIntoAVX2Go(dst, a, b []float32) { panic("kernels: no AVX2 kernels in this build") }

@@ -12,15 +12,23 @@
 //
 // # Design
 //
-// GEMM is blocked and packed in the BLIS/GotoBLAS manner around a 4×24
-// register-blocked micro-kernel (12 YMM accumulators) written in AVX2+FMA
-// assembly, chosen at run time (golang.org/x/sys/cpu); a portable Go
-// micro-kernel with the same semantics serves other CPUs, other
-// architectures and the noasm build tag. The left operand (the weights of a
+// GEMM is blocked and packed in the BLIS/GotoBLAS manner around a
+// register-blocked micro-kernel. The left operand (the weights of a
 // convolution) is packed once into 4-row panels; the right operand is read
 // through a table of row offsets, so that a convolution's input can be used
 // in place. The micro-kernel's epilogue adds the bias and applies
 // Relu/LeakyRelu/Clip while the tile is in registers.
+//
+// The innermost loops come in kernel sets, chosen at run time from the
+// CPU's features (golang.org/x/sys/cpu): "avx512" (8×48 tiles in 24 ZMM
+// accumulators, masked edges), "avx2" (4×24 tiles in 12 YMM accumulators,
+// AVX2+FMA) and "generic" (portable Go, also the only set on other
+// architectures and with the noasm build tag). The environment variable
+// AMT_KERNELS or Use chooses one by name; KernelSet names the one in use.
+// The blocking, and so the order in which every element of C adds up its
+// products, is the same for every set: the assembly sets give
+// bit-identical results (tested), the portable one agrees within float32
+// rounding (Go does not fuse multiply-adds on amd64).
 //
 // NewConv picks a strategy per layer shape (see Conv): pointwise GEMM for
 // 1×1 convolutions, a "shifted" GEMM on the zero-padded, stride-phase-split
@@ -70,7 +78,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 		naiveGemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	g := gemmOp{m: m, n: n, k: k, b: &matrixB{b: b, ldb: ldb, trans: transB}, c: c, ldc: ldc}
+	g := gemmOp{ks: activeSet(), m: m, n: n, k: k, b: &matrixB{b: b, ldb: ldb, trans: transB}, c: c, ldc: ldc}
 	switch beta {
 	case 0:
 	case 1:

@@ -83,8 +83,9 @@ func maxPoolPlanes(dst, src []float32, s PoolShape, p0, p1 int) {
 	isz, osz := s.InH*s.InW, s.OutH*s.OutW
 	buf := scratch.get(2 * s.InH * s.InW)
 	tmp := *buf
+	ks := activeSet()
 	for p := p0; p < p1; p++ {
-		maxPoolPlane(dst[p*osz:(p+1)*osz], src[p*isz:(p+1)*isz], tmp, s)
+		maxPoolPlane(dst[p*osz:(p+1)*osz], src[p*isz:(p+1)*isz], tmp, s, ks)
 	}
 	scratch.put(buf)
 }
@@ -109,7 +110,8 @@ func interior(out, in, k, stride, pad, dil int) (o0, o1 int) {
 // strides; with a vertical stride, only the rows of v that are sampled
 // are computed. Windows cut by the border are done one by one. tmp holds
 // 2·InH·InW values.
-func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
+func maxPoolPlane(dst, src, tmp []float32, s PoolShape, ks *kernelSet) {
+	maxInto := ks.maxInto
 	w := s.InW
 	n := s.InH * w
 	y0, y1 := interior(s.OutH, s.InH, s.KH, s.StrideH, s.PadTop, s.DilH)

@@ -46,7 +46,9 @@ func refMaxPool(src []float32, planes int, s PoolShape) []float32 {
 
 // TestMaxPoolRandom compares MaxPool with the reference on random shapes
 // with padding, ceil-mode output sizes, strides and dilations, and NaNs.
-func TestMaxPoolRandom(t *testing.T) {
+func TestMaxPoolRandom(t *testing.T) { forEachSet(t, testMaxPoolRandom) }
+
+func testMaxPoolRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	tested := 0
 	for it := 0; tested < 300 && it < 10000; it++ {
@@ -92,7 +94,9 @@ func TestMaxPoolRandom(t *testing.T) {
 
 // TestMaxPoolModelShapes checks SqueezeNet's 3×3/2 ceil-mode pools and
 // yolov3-tiny's 2×2 pools (including its 2×2/1 pool with one padded column).
-func TestMaxPoolModelShapes(t *testing.T) {
+func TestMaxPoolModelShapes(t *testing.T) { forEachSet(t, testMaxPoolModelShapes) }
+
+func testMaxPoolModelShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, s := range []PoolShape{
 		{InH: 111, InW: 111, OutH: 55, OutW: 55, KH: 3, KW: 3, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1},

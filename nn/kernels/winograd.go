@@ -112,7 +112,7 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	per := packedASize(c.m, c.k)
 	for xi := 0; xi < 16; xi++ {
 		call.mat = matrixB{b: v[xi*s.InC*wg.tiles : (xi+1)*s.InC*wg.tiles], ldb: wg.tiles, offs: wg.offs}
-		call.g = gemmOp{m: c.m, n: wg.tiles, k: c.k, kc: c.kc, ap: c.ap[xi*per : (xi+1)*per],
+		call.g = gemmOp{ks: c.ks, m: c.m, n: wg.tiles, k: c.k, kc: c.kc, ap: c.ap[xi*per : (xi+1)*per],
 			b: &call.mat, c: mm[xi*c.m*wg.tiles : (xi+1)*c.m*wg.tiles], ldc: wg.tiles}
 		call.g.run()
 	}
