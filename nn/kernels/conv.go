@@ -243,6 +243,14 @@ func (c *Conv) planSegments() {
 	c.segStart[panels] = int32(len(c.segs))
 }
 
+// Flops returns the floating-point operations of one image, counted as
+// Flops (the package function) counts them: 2 per multiply-add of the
+// direct method.
+func (c *Conv) Flops() uint64 {
+	s := c.s
+	return 2 * uint64(s.OutC) * uint64(s.OutH()*s.OutW()) * uint64(s.InC/s.Groups*s.KH*s.KW)
+}
+
 // Shape returns the convolution's shape.
 func (c *Conv) Shape() ConvShape { return c.s }
 
@@ -310,6 +318,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	if n == 0 {
 		return
 	}
+	flops.Add(uint64(n) * c.Flops())
 	enter()
 	defer leave()
 	// resAt returns image b's residual, nil without one.

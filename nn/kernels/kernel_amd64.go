@@ -135,3 +135,18 @@ func maxIntoAVX2Go(dst, a, b []float32) {
 
 // hasAsmSets reports whether this build has the assembly kernel sets.
 const hasAsmSets = true
+
+//go:noescape
+func fmaLoopAVX512(n int)
+
+//go:noescape
+func fmaLoopAVX2(n int)
+
+// fmaLoop runs n iterations of the FMA peak loop of an assembly set.
+func fmaLoop(i isa, n int) {
+	if i == isaAVX512 {
+		fmaLoopAVX512(n)
+		return
+	}
+	fmaLoopAVX2(n)
+}

@@ -18,3 +18,5 @@ func gemmAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff
 }
 
 func maxIntoAVX2Go(dst, a, b []float32) { panic("kernels: no AVX2 kernels in this build") }
+
+func fmaLoop(i isa, n int) { panic("kernels: no FMA loops in this build") }

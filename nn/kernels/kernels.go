@@ -70,6 +70,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	checkMatrix("A", a, lda, transA, m, k)
 	checkMatrix("B", b, ldb, transB, k, n)
 	checkMatrix("C", c, ldc, false, m, n)
+	flops.Add(2 * uint64(m) * uint64(n) * uint64(k))
 	if k == 0 || alpha == 0 {
 		scaleC(c, ldc, m, n, beta)
 		return

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # compare.sh runs amt's Go model benchmarks and ONNX Runtime (ortbench.mjs)
-# on the same workloads in one run, one after the other, and prints
-#   model, batch, amt ms/img, ORT ms/img, ratio amt/ORT
+# on the same workloads in one run, one after the other, and prints the
+# host (CPU, amt's kernel set, measured FMA peak, load average; from
+# hostinfo) and per workload
+#   model, batch, amt ms/img, ORT ms/img, ratio amt/ORT,
+#   GFLOP/s of each side and its % of the host's FMA peak
 # Missing Go benchmarks (or a Go side that does not build yet) show "n/a".
 #
 # Usage: bash nn/ortbench/compare.sh            (from anywhere in the repo)
-#        bash nn/ortbench/compare.sh -table GO_OUT ORT_OUT   (only the table,
-#             from saved outputs of go test -bench and ortbench.mjs)
+#        bash nn/ortbench/compare.sh -table GO_OUT ORT_OUT [HOST_OUT]
+#             (only the table, from saved outputs of go test -bench,
+#             ortbench.mjs and hostinfo)
 #
 # Environment:
 #   ORT_DIR        folder whose node_modules holds onnxruntime-node
@@ -22,9 +26,13 @@
 #   ORT_SPIN       1 (default): ONNX Runtime's idle threads spin-wait (its
 #                  default); 0: they block (better on a busy shared machine)
 #   BENCH_RUN      regexp selecting workloads, e.g. 'squeezenet' (default all)
+#   BENCH_THREADS  threads of each side (Go: GOMAXPROCS; ORT: intraOpNumThreads;
+#                  the FMA peak is measured on as many; default 2)
+#   AMT_KERNELS    amt's kernel set (avx512, avx2, generic; default: the best
+#                  this CPU runs)
 #   GO             go command (default go)
 #   AMT_SHARED     the shared folder with assets/models (default ../shared)
-# The raw outputs of both sides are kept in $ORT_DIR/last-{go,ort}.txt.
+# The raw outputs are kept in $ORT_DIR/last-{go,ort,host}.txt.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -36,12 +44,15 @@ go_benchtime=${GO_BENCHTIME:-1s}
 ort_mintime=${ORT_MINTIME:-1}
 ort_spin=${ORT_SPIN:-1}
 run_re=${BENCH_RUN:-.}
+threads=${BENCH_THREADS:-2}
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 
-# table GO_OUTPUT ORT_OUTPUT prints the comparison table: per workload the
-# median over the repeated (-count) benchmark lines of their mean ms/img;
-# workload order: ORT's list, then any Go-only workloads.
+# table GO_OUTPUT ORT_OUTPUT [HOST_OUTPUT] prints the comparison table: per
+# workload the median over the repeated (-count) benchmark lines of their
+# mean ms/img, and, given hostinfo's output (flops per image, FMA peak),
+# each side's GFLOP/s and its percentage of the peak; workload order:
+# ORT's list, then any Go-only workloads.
 table() {
 	awk '
 	# value of the field just before the unit "ms/img"
@@ -52,7 +63,7 @@ table() {
 		for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 		return (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
 	}
-	{ file = (FILENAME == ARGV[1]) ? 1 : 2 }
+	{ file = (FILENAME == ARGV[1]) ? 1 : (FILENAME == ARGV[2]) ? 2 : 3 }
 	file == 1 && $1 ~ /^BenchmarkModels\// {
 		name = $1; sub(/^BenchmarkModels\//, "", name); sub(/-[0-9]+$/, "", name)
 		v = msimg(); if (v == "") next
@@ -65,25 +76,33 @@ table() {
 		if (!(name in ort)) ortorder[++m] = name
 		ort[name] = ort[name] " " v
 	}
+	file == 3 && $1 == "peak" { peak = $2 + 0 }
+	file == 3 && $1 == "flops" { flops[$2] = $3 + 0 }
 	END {
-		printf "%-14s %6s %13s %13s %14s\n", "model", "batch", "amt ms/img", "ORT ms/img", "ratio amt/ORT"
+		printf "%-14s %6s %11s %11s %8s %11s %11s %7s %7s\n", "model", "batch", "amt ms/img", "ORT ms/img", "amt/ORT", "amt GFLOP/s", "ORT GFLOP/s", "amt %pk", "ORT %pk"
 		for (i = 1; i <= m; i++) row(ortorder[i])
 		for (i = 1; i <= n; i++) if (!(order[i] in ort)) row(order[i])
 	}
-	function row(name,   model, batch, a, o, r) {
+	# gflops returns the GFLOP/s of name at ms milliseconds per image ("" if unknown)
+	function gflops(name, ms) { return (ms != "" && ms > 0 && (name in flops)) ? flops[name] / ms / 1e6 : "" }
+	function pct(g) { return (g != "" && peak > 0) ? sprintf("%.0f", 100 * g * 1e9 / peak) : "n/a" }
+	function num(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
+	function row(name,   model, batch, a, o, r, ga, go) {
 		model = name; batch = ""
 		if (match(name, /\/b[0-9]+$/)) { model = substr(name, 1, RSTART - 1); batch = substr(name, RSTART + 2) }
 		a = (name in amt) ? median(amt[name]) : ""
 		o = (name in ort) ? median(ort[name]) : ""
 		r = (a != "" && o != "" && o > 0) ? sprintf("%.2f", a / o) : "n/a"
-		printf "%-14s %6s %13s %13s %14s\n", model, batch, a == "" ? "n/a" : sprintf("%.3f", a), o == "" ? "n/a" : sprintf("%.3f", o), r
+		ga = gflops(name, a); go = gflops(name, o)
+		printf "%-14s %6s %11s %11s %8s %11s %11s %7s %7s\n", model, batch, num(a, "%.3f"), num(o, "%.3f"), r, num(ga, "%.1f"), num(go, "%.1f"), pct(ga), pct(go)
 	}
-' "$1" "$2"
+' "$@"
 }
 
 if [ "${1:-}" = "-table" ]; then
-	[ $# -eq 3 ] || die "usage: compare.sh -table GO_BENCH_OUTPUT ORTBENCH_OUTPUT"
-	table "$2" "$3"
+	[ $# -eq 3 ] || [ $# -eq 4 ] || die "usage: compare.sh -table GO_BENCH_OUTPUT ORTBENCH_OUTPUT [HOSTINFO_OUTPUT]"
+	shift
+	table "$@"
 	exit 0
 fi
 [ $# -eq 0 ] || die "unexpected arguments: $* (configure with environment variables, see the header)"
@@ -100,19 +119,30 @@ fi
 
 go_out=$ort_dir/last-go.txt
 ort_out=$ort_dir/last-ort.txt
+host_out=$ort_dir/last-host.txt
+
+echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)" >&2
+# The host, amt's kernel set, the FMA peak and the work per image.
+if ! (cd "$repo" && GOMAXPROCS=$threads "$go_cmd" run ./nn/ortbench/hostinfo -threads "$threads" -run "$run_re") >"$host_out" 2>&1; then
+	echo "# hostinfo failed (GFLOP/s and % of peak: n/a); tail of $host_out:" >&2
+	tail -n 5 "$host_out" | sed 's/^/#   /' >&2
+	: >"$host_out"
+fi
+grep '^#' "$host_out" >&2 || true
 
 # The Go side first, then ORT: never both at once, they would share the CPUs.
 go_re="^BenchmarkModels\$/$run_re"
-echo "# go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
-if ! (cd "$repo" && "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
+echo "# GOMAXPROCS=$threads go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
+if ! (cd "$repo" && GOMAXPROCS=$threads "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
 	echo "# the Go benchmarks failed or do not build yet (amt column: n/a); tail of $go_out:" >&2
 	tail -n 5 "$go_out" | sed 's/^/#   /' >&2
 fi
 
-echo "# node nn/ortbench/ortbench.mjs -count $count -mintime $ort_mintime -spin $ort_spin -run '$run_re'" >&2
-node "$repo/nn/ortbench/ortbench.mjs" -ort "$ort_dir" -count "$count" -mintime "$ort_mintime" -spin "$ort_spin" -run "$run_re" >"$ort_out" ||
+echo "# node nn/ortbench/ortbench.mjs -count $count -mintime $ort_mintime -spin $ort_spin -threads $threads -run '$run_re'" >&2
+node "$repo/nn/ortbench/ortbench.mjs" -ort "$ort_dir" -count "$count" -mintime "$ort_mintime" -spin "$ort_spin" -threads "$threads" -run "$run_re" >"$ort_out" ||
 	die "ortbench.mjs failed (see above)"
 grep '^#' "$ort_out" >&2 || true
 
-table "$go_out" "$ort_out"
-echo "# medians of $count means per call / batch; ORT's fastest and median runs are in $ort_out, Go's raw output in $go_out" >&2
+table "$go_out" "$ort_out" "$host_out"
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)" >&2
+echo "# medians of $count means per call / batch; GFLOP/s: the convolutions' and GEMMs' 2·multiply-adds (as counted by nn/kernels) per image over that time; % pk: of the FMA peak above; raw outputs in $go_out, $ort_out, $host_out" >&2

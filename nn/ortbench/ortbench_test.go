@@ -2,11 +2,13 @@ package ortbench
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,12 +21,10 @@ type workload struct {
 	name, model, batch, shape string
 }
 
-var (
-	// { name: 'squeezenet/b1', model: 'x.onnx', chw: [3, 224, 224], batch: 1 },
-	jsWorkload = regexp.MustCompile(`\{\s*name:\s*'([^']+)',\s*model:\s*'([^']+)',\s*chw:\s*\[([^\]]*)\],\s*batch:\s*(\d+)\s*\}`)
-	// {"squeezenet/b1", "x.onnx", 1, []int{3, 224, 224}},
-	goWorkload = regexp.MustCompile(`\{"([^"]+)",\s*"([^"]+)",\s*(\d+),\s*\[\]int\{([^}]*)\}\}`)
-)
+// goWorkload matches one entry of BenchmarkModels' benchCases:
+//
+//	{"squeezenet/b1", "x.onnx", 1, []int{3, 224, 224}},
+var goWorkload = regexp.MustCompile(`\{"([^"]+)",\s*"([^"]+)",\s*(\d+),\s*\[\]int\{([^}]*)\}\}`)
 
 func normShape(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, ",", " ")), ",")
@@ -32,16 +32,14 @@ func normShape(s string) string {
 
 func ortWorkloads(t *testing.T) []workload {
 	t.Helper()
-	src, err := os.ReadFile("ortbench.mjs")
+	all, err := Workloads()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ws []workload
-	for _, m := range jsWorkload.FindAllStringSubmatch(string(src), -1) {
-		ws = append(ws, workload{m[1], m[2], m[4], normShape(m[3])})
-	}
-	if len(ws) == 0 {
-		t.Fatal("ortbench.mjs: no workloads found (has the WORKLOADS table changed form?)")
+	for _, w := range all {
+		shape := fmt.Sprint(w.CHW)
+		ws = append(ws, workload{w.Name, w.Model, strconv.Itoa(w.Batch), normShape(shape[1 : len(shape)-1])})
 	}
 	return ws
 }
@@ -91,7 +89,9 @@ func TestWorkloadModelsExist(t *testing.T) {
 // taken from the right column, repeated lines (-count) give their median
 // (numerically sorted; odd and even counts), the GOMAXPROCS suffix of Go's
 // names is dropped, failed or missing benchmarks show n/a, Go-only
-// workloads come last, and an empty Go output leaves the amt column n/a.
+// workloads come last, an empty Go output leaves the amt column n/a, and
+// with hostinfo's output GFLOP/s and % of peak are derived from the flops
+// per image and the peak (n/a without it).
 func TestTable(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not available")
@@ -100,12 +100,17 @@ func TestTable(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ goOut, golden string }{
-		{"testdata/go.txt", "testdata/table.golden"},
-		{empty, "testdata/table_nogo.golden"},
+	for _, tc := range []struct{ goOut, host, golden string }{
+		{"testdata/go.txt", "", "testdata/table.golden"},
+		{empty, "", "testdata/table_nogo.golden"},
+		{"testdata/go.txt", "testdata/host.txt", "testdata/table_host.golden"},
 	} {
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command("bash", "compare.sh", "-table", tc.goOut, "testdata/ort.txt")
+		args := []string{"compare.sh", "-table", tc.goOut, "testdata/ort.txt"}
+		if tc.host != "" {
+			args = append(args, tc.host)
+		}
+		cmd := exec.Command("bash", args...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("compare.sh -table %s: %v\n%s", tc.goOut, err, stderr.String())
