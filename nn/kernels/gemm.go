@@ -136,10 +136,11 @@ type matrixB struct {
 	ldb   int
 	trans bool  // b is stored n×k
 	offs  []int // nil, or p·ldb for every row p of B: full panels are read in place
+	wide  bool  // with offs: every row is readable nrMax values past column n−1, so partial panels are read in place too
 }
 
 func (s *matrixB) panel(buf []float32, p0, kc, j, w, nr int) ([]float32, []int, int) {
-	if s.offs != nil && w == nr {
+	if s.offs != nil && (w == nr || s.wide) {
 		return s.b[j:], s.offs[p0 : p0+kc], s.offs[p0+kc-1]
 	}
 	d := buf[:kc*nr]

@@ -20,3 +20,18 @@ func gemmAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff
 func maxIntoAVX2Go(dst, a, b []float32) { panic("kernels: no AVX2 kernels in this build") }
 
 func fmaLoop(i isa, n int) { panic("kernels: no FMA loops in this build") }
+
+func winoInputAVX512(v *float32, vStride int, src *float32, hw int, n int, tileRows int) {
+	panic("kernels: no assembly")
+}
+func winoInputAVX2(v *float32, vStride int, src *float32, hw int, n int, tileRows int) {
+	panic("kernels: no assembly")
+}
+func winoOutputAVX512(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int) {
+	panic("kernels: no assembly")
+}
+func winoOutputAVX2(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int) {
+	panic("kernels: no assembly")
+}
+func deinterleaveAVX512(even, odd, src *float32, n int) { panic("kernels: no assembly") }
+func deinterleaveAVX2(even, odd, src *float32, n int)   { panic("kernels: no assembly") }
