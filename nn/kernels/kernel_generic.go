@@ -35,3 +35,8 @@ func winoOutputAVX2(dst *float32, dstStride int, outRows int, m *float32, mStrid
 }
 func deinterleaveAVX512(even, odd, src *float32, n int) { panic("kernels: no assembly") }
 func deinterleaveAVX2(even, odd, src *float32, n int)   { panic("kernels: no assembly") }
+
+func maxPool2s2AVX512(dst, src *float32, inW, outW, rows, n int) { panic("kernels: no assembly") }
+func maxPool3s2AVX512(dst, src *float32, inW, outW, rows, n int) { panic("kernels: no assembly") }
+func maxPool2s2AVX2(dst, src *float32, inW, outW, rows, n int)   { panic("kernels: no assembly") }
+func maxPool3s2AVX2(dst, src *float32, inW, outW, rows, n int)   { panic("kernels: no assembly") }
