@@ -10,8 +10,8 @@ import "fmt"
 //     similar): "direct" loops;
 //   - 1×1 kernels with stride 1 and no padding: "pointwise-gemm", a GEMM
 //     straight on the NCHW input (no im2col, no packing of B);
-//   - 3×3 stride-1 undilated kernels over at least winogradMinInC input
-//     channels (and one group): "winograd-f2x2", Winograd F(2×2, 3×3);
+//   - 3×3 stride-1 undilated kernels (one group) where it is faster (see
+//     winogradPays): "winograd-f2x2", Winograd F(2×2, 3×3);
 //   - other kernels: "shifted-gemm", a GEMM straight on a zero-padded copy
 //     of the input split into stride phases (for stride s, s² planes per
 //     channel holding every s-th row and column), computed at every column
@@ -138,7 +138,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		strat = stratDirect
 	case pointwise:
 		strat = stratPointwise
-	case winogradApplies(s) && s.InC >= winogradMinInC:
+	case winogradApplies(s) && winogradPays(s):
 		strat = stratWinograd
 	case 4*(c.wph-s.OutW()) <= c.wph:
 		strat = stratShifted

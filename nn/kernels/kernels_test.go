@@ -389,7 +389,7 @@ func testConvNoAlloc(t *testing.T) {
 		{InC: 16, InH: 20, InW: 20, OutC: 16, KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1, Groups: 1},
 		{InC: 16, InH: 20, InW: 20, OutC: 16, KH: 3, KW: 3, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1, Groups: 16},
 		{InC: 16, InH: 20, InW: 20, OutC: 16, KH: 3, KW: 3, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1, Groups: 1},
-		{InC: 16, InH: 20, InW: 3, OutC: 16, KH: 3, KW: 3, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1, Groups: 1},
+		{InC: 16, InH: 20, InW: 3, OutC: 16, KH: 3, KW: 2, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1, Groups: 1},
 		{InC: 256, InH: 6, InW: 6, OutC: 16, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1},
 	} {
 		conv, err := NewConv(s, randSlice(r, s.OutC*s.InC/s.Groups*s.KH*s.KW), nil, Activation{})

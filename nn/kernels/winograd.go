@@ -12,11 +12,23 @@ package kernels
 //	G  = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
 //	Aᵀ = [1 1 1 0; 0 1 −1 −1]
 
-// winogradMinInC is the number of input channels from which NewConv
-// prefers Winograd to the shifted GEMM: measured on yolov3-tiny's layers
-// (BenchmarkConv), Winograd is 25–60% faster from 256 channels on (its
-// transforms are scalar Go) and slower below 128.
-const winogradMinInC = 256
+// winogradPays reports whether NewConv prefers Winograd to the shifted
+// GEMM for a shape it applies to. Measured with BenchmarkConv on the
+// shipped models' layers (one core, GFLOP per CPU-second, AVX-512 and
+// AVX2), Winograd is 1.25–1.85 times faster, except
+//
+//   - with fewer than 8 input channels, where its GEMMs are too shallow;
+//   - on small images with large weights: at 13×13 (49 tiles, which the
+//     GEMM computes as 64 columns) and 256×512 or more channels, the 16
+//     transformed weight matrices (8 MiB and more) are streamed from L3
+//     for too few columns, and it is 5–10% slower.
+//
+// The choice depends on the shape only, never on the kernel set or the
+// machine, so that results are the same everywhere.
+func winogradPays(s ConvShape) bool {
+	tiles := ((s.OutH() + 1) / 2) * ((s.OutW() + 1) / 2)
+	return s.InC >= 8 && (tiles >= 2*nrMax || s.InC*s.OutC <= 32<<10)
+}
 
 // winograd is the prepared state of a Winograd convolution.
 //
