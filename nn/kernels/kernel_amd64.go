@@ -4,27 +4,12 @@ package kernels
 
 import "golang.org/x/sys/cpu"
 
-// The amd64 kernel sets, chosen at run time from the CPU's features
-// (golang.org/x/sys/cpu, which also checks that the OS saves the vector
-// registers).
-func init() {
+// detectSets marks the amd64 kernel sets that this CPU runs (features
+// checked by golang.org/x/sys/cpu, which also checks that the OS saves the
+// vector registers).
+func detectSets() {
 	avx2Set.ok = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	avx512Set.ok = avx2Set.ok && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
-	sets = append([]*kernelSet{&avx512Set, &avx2Set}, sets...)
-}
-
-// avx2Set: the 4×24 AVX2+FMA micro-kernel (12 YMM accumulators).
-var avx2Set = kernelSet{
-	name: "avx2", needs: "AVX2 and FMA", mr: 4, nr: 24, isa: isaAVX2,
-}
-
-// avx512Set: 8×48 AVX-512 micro-kernels (24 ZMM accumulators), with
-// narrower variants for the edges (4 rows; 16 or 32 columns) and masked
-// stores instead of a scratch tile. On CPUs that split 512-bit operations
-// in two (AMD Zen 4) its peak is that of AVX2; it gains from the larger
-// register tile (half the loads per FMA) and from the masks.
-var avx512Set = kernelSet{
-	name: "avx512", needs: "AVX-512F, AVX-512VL, AVX2 and FMA", mr: 8, nr: 48, isa: isaAVX512,
 }
 
 // sgemmKernelAVX2 is kernelGo in AVX2+FMA assembly (kernel_amd64.s).
@@ -135,6 +120,9 @@ func maxIntoAVX2Go(dst, a, b []float32) {
 
 // hasAsmSets reports whether this build has the assembly kernel sets.
 const hasAsmSets = true
+
+// asmNeeds completes the requirements of the assembly sets (none here).
+const asmNeeds = ""
 
 //go:noescape
 func fmaLoopAVX512(n int)

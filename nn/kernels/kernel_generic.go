@@ -2,7 +2,14 @@
 
 package kernels
 
-// Only the portable kernel set (set.go) is built here.
+// Only the portable kernel set (set.go) runs in this build.
+
+// asmNeeds completes the requirements of the assembly sets: this build has
+// no assembly.
+const asmNeeds = " on amd64, in a build without the noasm tag"
+
+// detectSets has nothing to detect: only the portable set runs.
+func detectSets() {}
 
 // hasAsmSets reports whether this build has the assembly kernel sets.
 const hasAsmSets = false

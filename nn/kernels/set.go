@@ -73,9 +73,24 @@ func (s *kernelSet) maxInto(dst, a, b []float32) {
 // nrMax is the widest B panel of any kernel set.
 const nrMax = 48
 
-// sets lists the kernel sets, best first. Sets for other instruction sets
-// are added by the files of their architecture (init).
-var sets = []*kernelSet{&genericSet}
+// sets lists the kernel sets, best first. The amd64 assembly sets are
+// listed in every build, available only where kernel_amd64.go finds the
+// CPU features (never on other architectures or with the noasm tag).
+var sets = []*kernelSet{&avx512Set, &avx2Set, &genericSet}
+
+// avx512Set: 8×48 AVX-512 micro-kernels (24 ZMM accumulators), with
+// narrower variants for the edges (4 rows; 16 or 32 columns) and masked
+// stores instead of a scratch tile. On CPUs that split 512-bit operations
+// in two (AMD Zen 4) its peak is that of AVX2; it gains from the larger
+// register tile (half the loads per FMA) and from the masks.
+var avx512Set = kernelSet{
+	name: "avx512", needs: "AVX-512F, AVX-512VL, AVX2 and FMA" + asmNeeds, mr: 8, nr: 48, isa: isaAVX512,
+}
+
+// avx2Set: the 4×24 AVX2+FMA micro-kernel (12 YMM accumulators).
+var avx2Set = kernelSet{
+	name: "avx2", needs: "AVX2 and FMA" + asmNeeds, mr: 4, nr: 24, isa: isaAVX2,
+}
 
 // genericSet is the portable Go set: it runs everywhere.
 var genericSet = kernelSet{
@@ -94,6 +109,7 @@ func activeSet() *kernelSet { return cur.Load() }
 const KernelSetEnv = "AMT_KERNELS"
 
 func init() {
+	detectSets()
 	best := &genericSet
 	for _, s := range sets {
 		if s.ok {
