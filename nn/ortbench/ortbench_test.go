@@ -88,10 +88,10 @@ func TestWorkloadModelsExist(t *testing.T) {
 // TestTable checks compare.sh's table on saved benchmark outputs: ms/img is
 // taken from the right column, repeated lines (-count) give their median
 // (numerically sorted; odd and even counts), the GOMAXPROCS suffix of Go's
-// names is dropped, failed or missing benchmarks show n/a, Go-only
-// workloads come last, an empty Go output leaves the amt column n/a, and
-// with hostinfo's output GFLOP/s and % of peak are derived from the flops
-// per image and the peak (n/a without it).
+// names is dropped, each kernel set gets its columns and amt/ORT, failed
+// or missing benchmarks show n/a, Go-only workloads come last, empty
+// outputs leave their columns n/a, and GFLOP/s and % of peak are derived
+// from hostinfo's flops per image and peak (n/a without them).
 func TestTable(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not available")
@@ -100,32 +100,32 @@ func TestTable(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ goOut, host, golden string }{
-		{"testdata/go.txt", "", "testdata/table.golden"},
-		{empty, "", "testdata/table_nogo.golden"},
-		{"testdata/go.txt", "testdata/host.txt", "testdata/table_host.golden"},
+	for _, tc := range []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{"testdata/ort.txt", "testdata/host.txt", "avx512=testdata/go.txt", "avx2=testdata/go2.txt"}, "testdata/table.golden"},
+		{[]string{"testdata/ort.txt", empty, "avx2=" + empty}, "testdata/table_nohost.golden"},
 	} {
 		var stdout, stderr bytes.Buffer
-		args := []string{"compare.sh", "-table", tc.goOut, "testdata/ort.txt"}
-		if tc.host != "" {
-			args = append(args, tc.host)
-		}
-		cmd := exec.Command("bash", args...)
+		cmd := exec.Command("bash", append([]string{"compare.sh", "-table"}, tc.args...)...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("compare.sh -table %s: %v\n%s", tc.goOut, err, stderr.String())
+			t.Fatalf("compare.sh -table %v: %v\n%s", tc.args, err, stderr.String())
 		}
 		want, err := os.ReadFile(tc.golden)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := stdout.String(); got != string(want) {
-			t.Errorf("compare.sh -table %s:\n%s\nwant (%s):\n%s", tc.goOut, got, tc.golden, want)
+			t.Errorf("compare.sh -table %v:\n%s\nwant (%s):\n%s", tc.args, got, tc.golden, want)
 		}
 	}
 	// Wrong usage is an error naming the usage, not a table.
-	out, err := exec.Command("bash", "compare.sh", "-table", "testdata/go.txt").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "usage: compare.sh -table") {
-		t.Errorf("compare.sh -table with one file: err %v, output %q; want a usage error", err, out)
+	for _, args := range [][]string{{"testdata/ort.txt", "testdata/host.txt"}, {"testdata/ort.txt", "testdata/host.txt", "testdata/go.txt"}} {
+		out, err := exec.Command("bash", append([]string{"compare.sh", "-table"}, args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "compare.sh") {
+			t.Errorf("compare.sh -table %v: err %v, output %q; want a usage error", args, err, out)
+		}
 	}
 }

@@ -9,6 +9,7 @@
 //
 // Lines starting with # are for people; the others are for compare.sh:
 //
+//	sets SET...            the assembly kernel sets this CPU runs (else generic)
 //	peak FLOP/S            the host's FMA peak on -threads threads
 //	flops WORKLOAD FLOP    per image
 package main
@@ -64,6 +65,16 @@ func hostinfo(threads int, run string) error {
 		how = kernels.KernelSetEnv + "=" + env
 	}
 	fmt.Printf("# amt kernel set: %s (%s; available here: %s)\n", kernels.KernelSet(), how, strings.Join(avail, ", "))
+	var asm []string
+	for _, s := range avail {
+		if s != "generic" {
+			asm = append(asm, s)
+		}
+	}
+	if len(asm) == 0 {
+		asm = []string{"generic"}
+	}
+	fmt.Printf("sets %s\n", strings.Join(asm, " "))
 	peak := 0.0
 	var peaks []string
 	for _, s := range avail {
