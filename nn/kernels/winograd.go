@@ -36,17 +36,17 @@ func winogradPays(s ConvShape) bool {
 // into its even and odd columns (hw values each), so that the transform of
 // a row of tiles reads every column of its 4×4 tiles with contiguous
 // vector loads. The tiles are then processed in blocks of rows of tiles
-// (tile row after tile row: rowsPerBlk at a time), sized so that a block's
+// (tile row after tile row, rowsPerBlk at a time), sized so that a block's
 // transformed input V (16 × InC × tiles) and GEMM output M (16 × OutC ×
 // tiles) stay in the L2 cache: input transform, 16 GEMMs M_ξ = U_ξ · V_ξ,
 // output transform, before the next block. V and M keep the 16 values of
 // a channel's tile close together (V[ch][ξ][t], M[o][ξ][t]): the
 // transforms read or write all 16 at once, the GEMMs use row strides.
 type winograd struct {
-	tilesH, tilesW, tiles int // 2×2 output tiles
-	ph, hw                int // padded input: ph rows of hw even then hw odd columns
-	rowsPerBlk            int // tile rows per block
-	stride                int // row stride of V and M in a block (tiles, with slack)
+	tilesH, tilesW, tiles int                     // 2×2 output tiles
+	ph, hw                int                     // padded input: ph rows of hw even then hw odd columns
+	rowsPerBlk            [maxPlanWorkers + 1]int // tile rows per block, for 1..maxPlanWorkers workers
+	stride                int                     // row stride of V and M in a block (tiles, with slack)
 	offs                  []int
 	bias                  []float32 // OutC values or nil
 }
@@ -77,10 +77,13 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 	wg := &winograd{tilesH: (s.OutH() + 1) / 2, tilesW: (s.OutW() + 1) / 2}
 	wg.tiles = wg.tilesH * wg.tilesW
 	wg.ph, wg.hw = 2*wg.tilesH+2, wg.tilesW+1
-	wg.rowsPerBlk = wg.blockRows(s.InC+s.OutC, c.ks.nr)
-	// Slack: the transforms write and read up to a vector past a row of
-	// tiles, and the GEMM reads partial panels in place up to nr columns.
-	wg.stride = roundUp(wg.rowsPerBlk*wg.tilesW, 16) + 32
+	for w := 1; w <= maxPlanWorkers; w++ {
+		wg.rowsPerBlk[w] = wg.blockRows(s.InC, s.OutC, c.ks.nr, w)
+		// Slack: the transforms write and read up to a vector past a row
+		// of tiles, and the GEMM reads partial panels in place up to nr
+		// columns.
+		wg.stride = max(wg.stride, roundUp(wg.rowsPerBlk[w]*wg.tilesW, 16)+32)
+	}
 	if bias != nil {
 		wg.bias = append([]float32(nil), bias...)
 	}
@@ -118,19 +121,47 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 	c.wino = wg
 }
 
-// blockRows returns the number of tile rows per block: a block's V and M
-// (16·ch values per tile, ch the input plus output channels) fit 1.5 times
-// winoBlockBudget (or hold at least two GEMM panels of nr tiles); among
-// those sizes the one that computes the fewest GEMM columns over the whole
-// image, counting each block's last, partly used panel and half a panel of
-// fixed cost per block.
-func (wg *winograd) blockRows(ch, nr int) int {
+// maxPlanWorkers is the largest number of workers the block sizes are
+// planned for; more use the plan for that many.
+const maxPlanWorkers = 4
+
+// blockRows returns the number of tile rows per block when w workers share
+// the blocks: a block's V and M (16·ch values per tile, ch the input plus
+// output channels) fit 1.5 times winoBlockBudget (or hold at least two GEMM
+// panels of nr tiles); among those sizes the one whose busiest worker
+// computes the fewest GEMM columns (the micro-kernels compute whole
+// vectors of 16 columns for avx512, whole 24-column tiles otherwise), with
+// a fixed cost of 8 columns per block; one block for several workers has
+// its steps split instead, at the price of two more synchronisations
+// (about 5 µs each, in columns of 16·inC·outC multiply-adds at 50 G/s).
+// The blocks never change the results, only the time.
+func (wg *winograd) blockRows(inC, outC, nr, w int) int {
+	ch := inC + outC
+	sync := 2 * max(1, 16000/(inC*outC))
 	fit := max(3*winoBlockBudget/2/(16*ch), 2*nr)
+	g := nr
+	if nr == nrMax {
+		g = 16
+	}
 	best, bestCost := 1, -1
 	for r := 1; r <= min(wg.tilesH, max(1, fit/wg.tilesW)); r++ {
-		cost := 0
+		var costs []int
 		for ty := 0; ty < wg.tilesH; ty += r {
-			cost += roundUp(min(r, wg.tilesH-ty)*wg.tilesW, nr) + nr/2
+			costs = append(costs, roundUp(min(r, wg.tilesH-ty)*wg.tilesW, g)+8)
+		}
+		cost := 0
+		if len(costs) == 1 && w > 1 {
+			cost = costs[0]/w + sync
+		} else {
+			// ParallelFor's contiguous chunks of blocks.
+			chunk := (len(costs) + w - 1) / w
+			for i := 0; i < len(costs); i += chunk {
+				sum := 0
+				for _, c := range costs[i:min(i+chunk, len(costs))] {
+					sum += c
+				}
+				cost = max(cost, sum)
+			}
 		}
 		if bestCost < 0 || cost <= bestCost {
 			best, bestCost = r, cost
@@ -164,14 +195,15 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	}
 	pad := call.scratch
 	c.winoPad(pad, src)
-	blocks := (wg.tilesH + wg.rowsPerBlk - 1) / wg.rowsPerBlk
 	w := workers(int(c.Flops()))
+	rows := wg.rowsPerBlk[min(w, maxPlanWorkers)]
+	blocks := (wg.tilesH + rows - 1) / rows
 	switch {
 	case w <= 1:
-		c.winoBlocks(dst, res, pad, 0, blocks)
+		c.winoBlocks(dst, res, pad, rows, 0, blocks)
 	case blocks >= 2:
 		// Whole blocks per worker.
-		ParallelFor(blocks, w, func(b0, b1 int) { c.winoBlocks(dst, res, pad, b0, b1) })
+		ParallelFor(blocks, w, func(b0, b1 int) { c.winoBlocks(dst, res, pad, rows, b0, b1) })
 	default:
 		// One block: each step split over the workers.
 		sc := c.winoScratchGet()
@@ -193,13 +225,14 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	}
 }
 
-// winoBlocks computes blocks [b0, b1) one after the other.
-func (c *Conv) winoBlocks(dst, res, pad []float32, b0, b1 int) {
+// winoBlocks computes blocks [b0, b1) of rows tile rows one after the
+// other.
+func (c *Conv) winoBlocks(dst, res, pad []float32, rows, b0, b1 int) {
 	s, wg := c.s, c.wino
 	sc := c.winoScratchGet()
 	for b := b0; b < b1; b++ {
-		ty0 := b * wg.rowsPerBlk
-		ty1 := min(wg.tilesH, ty0+wg.rowsPerBlk)
+		ty0 := b * rows
+		ty1 := min(wg.tilesH, ty0+rows)
 		c.winoIn(sc.vm, pad, ty0, ty1, 0, s.InC)
 		c.winoGemms(sc, ty0, ty1, 0, 16)
 		c.winoOut(dst, res, sc.vm, ty0, ty1, 0, s.OutC)
