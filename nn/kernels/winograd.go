@@ -14,21 +14,15 @@ package kernels
 
 // winogradPays reports whether NewConv prefers Winograd to the shifted
 // GEMM for a shape it applies to. Measured with BenchmarkConv on the
-// shipped models' layers (one core, GFLOP per CPU-second, AVX-512 and
-// AVX2), Winograd is 1.25–1.85 times faster, except
-//
-//   - with fewer than 8 input channels, where its GEMMs are too shallow;
-//   - on small images with large weights: at 13×13 (49 tiles, which the
-//     GEMM computes as 64 columns) and 256×512 or more channels, the 16
-//     transformed weight matrices (8 MiB and more) are streamed from L3
-//     for too few columns, and it is 5–10% slower.
-//
-// The choice depends on the shape only, never on the kernel set or the
-// machine, so that results are the same everywhere.
-func winogradPays(s ConvShape) bool {
-	tiles := ((s.OutH() + 1) / 2) * ((s.OutW() + 1) / 2)
-	return s.InC >= 8 && (tiles >= 2*nrMax || s.InC*s.OutC <= 32<<10)
-}
+// shipped models' 3×3 stride-1 layers (one core, GFLOP of the direct
+// method per CPU-second, interleaved runs, AVX-512 and AVX2), Winograd is
+// 1.2–1.85 times faster on all of them, including the small-image,
+// large-weight ones (13×13, 256×512 channels and more: 1.2–1.4×, though its
+// GEMMs compute the 49 tiles as 64 columns), except with few input
+// channels, where its GEMMs are too shallow. The choice depends on the
+// shape only, never on the kernel set or the machine, so that results are
+// the same everywhere.
+func winogradPays(s ConvShape) bool { return s.InC >= 8 }
 
 // winograd is the prepared state of a Winograd convolution.
 //
