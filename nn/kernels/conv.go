@@ -442,6 +442,28 @@ func (c *Conv) padInput(pad, in []float32) {
 		}
 		return
 	}
+	if sh == 2 && sw == 2 && c.colPhase[0] && c.colPhase[1] {
+		// Each row phase of a channel: every other input row, its columns
+		// split into the two column phases by one vector copy.
+		px := s.PadLeft % 2 // the column phase of input column 0
+		for ch := 0; ch < icg; ch++ {
+			for rp := 0; rp < 2; rp++ {
+				if !c.rowPhase[rp] {
+					continue
+				}
+				y0 := ((rp-s.PadTop)%2 + 2) % 2 // first input row of this row phase
+				if y0 >= s.InH {
+					continue
+				}
+				rows := (s.InH - y0 + 1) / 2
+				base := (ch*2+rp)*2*plane + (y0+s.PadTop)/2*c.wph
+				a := pad[base+px*plane+s.PadLeft/2:]         // even input columns
+				b := pad[base+(1-px)*plane+(s.PadLeft+1)/2:] // odd ones
+				deinterleave(c.ks, a, b, in[(ch*s.InH+y0)*s.InW:], s.InW, rows, 2*s.InW, c.wph)
+			}
+		}
+		return
+	}
 	for ch := 0; ch < icg; ch++ {
 		for y := 0; y < s.InH; y++ {
 			row := y + s.PadTop

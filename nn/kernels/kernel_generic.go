@@ -40,8 +40,12 @@ func winoOutputAVX512(dst *float32, dstStride int, outRows int, m *float32, mStr
 func winoOutputAVX2(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int) {
 	panic("kernels: no assembly")
 }
-func deinterleaveAVX512(even, odd, src *float32, n int) { panic("kernels: no assembly") }
-func deinterleaveAVX2(even, odd, src *float32, n int)   { panic("kernels: no assembly") }
+func deinterleaveAVX512(a, b, src *float32, n, rows, srcStride, dstStride, odd int) {
+	panic("kernels: no assembly")
+}
+func deinterleaveAVX2(a, b, src *float32, n, rows, srcStride, dstStride, odd int) {
+	panic("kernels: no assembly")
+}
 
 func maxPool2s2AVX512(dst, src *float32, inW, outW, rows, n int) { panic("kernels: no assembly") }
 func maxPool3s2AVX512(dst, src *float32, inW, outW, rows, n int) { panic("kernels: no assembly") }

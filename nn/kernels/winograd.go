@@ -251,44 +251,49 @@ func (c *Conv) winoScratchGet() *winoScratch {
 func (c *Conv) winoPad(pad, src []float32) {
 	s, wg := c.s, c.wino
 	for ch := 0; ch < s.InC; ch++ {
-		for y := 0; y < s.InH; y++ {
-			row := src[(ch*s.InH+y)*s.InW : (ch*s.InH+y+1)*s.InW]
-			base := (ch*wg.ph + y + s.PadTop) * 2 * wg.hw
-			ev, od := pad[base:base+wg.hw], pad[base+wg.hw:base+2*wg.hw]
-			// row[0] lands in the even half when PadLeft is even.
-			a, b := ev[s.PadLeft/2:], od[s.PadLeft/2:]
-			if s.PadLeft%2 == 1 {
-				a, b = od[s.PadLeft/2:], ev[s.PadLeft/2+1:]
-			}
-			deinterleave(c.ks, a, b, row)
+		base := (ch*wg.ph + s.PadTop) * 2 * wg.hw
+		// Input column 0 lands in the even half when PadLeft is even.
+		a, b := base+s.PadLeft/2, base+wg.hw+s.PadLeft/2
+		if s.PadLeft%2 == 1 {
+			a, b = base+wg.hw+s.PadLeft/2, base+s.PadLeft/2+1
 		}
+		deinterleave(c.ks, pad[a:], pad[b:], src[ch*s.InH*s.InW:(ch+1)*s.InH*s.InW], s.InW, s.InH, s.InW, 2*wg.hw)
 	}
 }
 
-// deinterleave sets a[i] = src[2i] and b[i] = src[2i+1] for the values
-// of src.
-func deinterleave(ks *kernelSet, a, b, src []float32) {
-	n := len(src) / 2
-	a, b = a[:(len(src)+1)/2], b[:n]
-	i := 0
-	if ks.isa != isaGeneric {
-		w := 16
-		if ks.isa == isaAVX2 {
-			w = 8
+// deinterleave copies rows rows of w values, row y at src[y·srcStride:],
+// splitting even and odd positions: a[y·dstStride + i] = src[…+2i], b[…+i]
+// = src[…+2i+1].
+func deinterleave(ks *kernelSet, a, b, src []float32, w, rows, srcStride, dstStride int) {
+	if rows == 0 || w == 0 {
+		return
+	}
+	n := w / 2
+	_ = src[(rows-1)*srcStride+w-1]
+	_ = a[(rows-1)*dstStride+(w+1)/2-1]
+	if n > 0 {
+		_ = b[(rows-1)*dstStride+n-1]
+	}
+	switch {
+	case n == 0:
+		for y := 0; y < rows; y++ {
+			a[y*dstStride] = src[y*srcStride]
 		}
-		if i = n / w * w; i > 0 {
-			if ks.isa == isaAVX512 {
-				deinterleaveAVX512(&a[0], &b[0], &src[0], i)
-			} else {
-				deinterleaveAVX2(&a[0], &b[0], &src[0], i)
+	case ks.isa == isaAVX512:
+		deinterleaveAVX512(&a[0], &b[0], &src[0], n, rows, srcStride, dstStride, w%2)
+	case ks.isa == isaAVX2:
+		deinterleaveAVX2(&a[0], &b[0], &src[0], n, rows, srcStride, dstStride, w%2)
+	default:
+		for y := 0; y < rows; y++ {
+			row := src[y*srcStride : y*srcStride+w]
+			ra, rb := a[y*dstStride:], b[y*dstStride:]
+			for i := 0; i < n; i++ {
+				ra[i], rb[i] = row[2*i], row[2*i+1]
+			}
+			if w%2 == 1 {
+				ra[n] = row[w-1]
 			}
 		}
-	}
-	for ; i < n; i++ {
-		a[i], b[i] = src[2*i], src[2*i+1]
-	}
-	if len(src)%2 == 1 {
-		a[n] = src[2*n]
 	}
 }
 

@@ -953,16 +953,29 @@ done:
 	VZEROUPPER
 	RET
 
-// func deinterleaveAVX512(even, odd, src *float32, n int)
-TEXT ·deinterleaveAVX512(SB), NOSPLIT, $0-32
-	MOVQ even+0(FP), DI
-	MOVQ odd+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ n+24(FP), CX
-	TESTQ CX, CX
+// func deinterleaveAVX512(a, b, src *float32, n, rows, srcStride, dstStride, odd int)
+TEXT ·deinterleaveAVX512(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), R8
+	MOVQ b+8(FP), R9
+	MOVQ src+16(FP), R10
+	MOVQ n+24(FP), R11
+	MOVQ rows+32(FP), R12
+	MOVQ srcStride+40(FP), R13
+	SHLQ $2, R13
+	MOVQ dstStride+48(FP), AX
+	SHLQ $2, AX
+	MOVQ odd+56(FP), BX
+	TESTQ R12, R12
 	JLE done
 	VMOVDQU32 winoIlv<>+128(SB), Z30
 	VMOVDQU32 winoIlv<>+192(SB), Z31
+row:
+	MOVQ R8, DI
+	MOVQ R9, DX
+	MOVQ R10, SI
+	MOVQ R11, CX
+	CMPQ CX, $16
+	JLT pairs
 loop:
 	VMOVUPS (SI), Z0
 	VMOVUPS 64(SI), Z1
@@ -976,19 +989,56 @@ loop:
 	ADDQ $64, DI
 	ADDQ $64, DX
 	SUBQ $16, CX
-	JGT loop
+	CMPQ CX, $16
+	JGE loop
+pairs:
+	TESTQ CX, CX
+	JEQ last
+	MOVL (SI), R14
+	MOVL R14, (DI)
+	MOVL 4(SI), R14
+	MOVL R14, (DX)
+	ADDQ $8, SI
+	ADDQ $4, DI
+	ADDQ $4, DX
+	DECQ CX
+	JMP pairs
+last:
+	TESTQ BX, BX
+	JEQ next
+	MOVL (SI), R14
+	MOVL R14, (DI)
+next:
+	ADDQ R13, R10
+	ADDQ AX, R8
+	ADDQ AX, R9
+	DECQ R12
+	JGT row
 done:
 	VZEROUPPER
 	RET
 
-// func deinterleaveAVX2(even, odd, src *float32, n int)
-TEXT ·deinterleaveAVX2(SB), NOSPLIT, $0-32
-	MOVQ even+0(FP), DI
-	MOVQ odd+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ n+24(FP), CX
-	TESTQ CX, CX
+// func deinterleaveAVX2(a, b, src *float32, n, rows, srcStride, dstStride, odd int)
+TEXT ·deinterleaveAVX2(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), R8
+	MOVQ b+8(FP), R9
+	MOVQ src+16(FP), R10
+	MOVQ n+24(FP), R11
+	MOVQ rows+32(FP), R12
+	MOVQ srcStride+40(FP), R13
+	SHLQ $2, R13
+	MOVQ dstStride+48(FP), AX
+	SHLQ $2, AX
+	MOVQ odd+56(FP), BX
+	TESTQ R12, R12
 	JLE done
+row:
+	MOVQ R8, DI
+	MOVQ R9, DX
+	MOVQ R10, SI
+	MOVQ R11, CX
+	CMPQ CX, $8
+	JLT pairs
 loop:
 	VMOVUPS (SI), Y0
 	VMOVUPS 32(SI), Y1
@@ -1002,7 +1052,31 @@ loop:
 	ADDQ $32, DI
 	ADDQ $32, DX
 	SUBQ $8, CX
-	JGT loop
+	CMPQ CX, $8
+	JGE loop
+pairs:
+	TESTQ CX, CX
+	JEQ last
+	MOVL (SI), R14
+	MOVL R14, (DI)
+	MOVL 4(SI), R14
+	MOVL R14, (DX)
+	ADDQ $8, SI
+	ADDQ $4, DI
+	ADDQ $4, DX
+	DECQ CX
+	JMP pairs
+last:
+	TESTQ BX, BX
+	JEQ next
+	MOVL (SI), R14
+	MOVL R14, (DI)
+next:
+	ADDQ R13, R10
+	ADDQ AX, R8
+	ADDQ AX, R9
+	DECQ R12
+	JGT row
 done:
 	VZEROUPPER
 	RET

@@ -74,27 +74,30 @@ func testWinogradTransforms(t *testing.T) {
 	}
 }
 
-// TestDeinterleave checks the even/odd split of every kernel set on
-// lengths 0 to 70, and that it writes nothing past the halves.
+// TestDeinterleave checks the even/odd split of every kernel set on 1 to
+// 3 rows of 0 to 70 values (odd and even), and that it writes nothing
+// else.
 func TestDeinterleave(t *testing.T) {
 	forEachSet(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(43, 44))
-		for n := 0; n <= 70; n++ {
-			src := randSlice(r, n)
-			a, b := randSlice(r, (n+1)/2+3), randSlice(r, n/2+3)
-			a0, b0 := slices.Clone(a), slices.Clone(b)
-			deinterleave(activeSet(), a, b, src)
-			for i, x := range src {
-				h, j := a, i/2
-				if i%2 == 1 {
-					h = b
-				}
-				if h[j] != x {
-					t.Fatalf("n=%d: value %d not copied", n, i)
+		for w := 0; w <= 70; w++ {
+			rows := 1 + w%3
+			srcStride, dstStride := w+r.IntN(3), (w+1)/2+r.IntN(3)
+			src := randSlice(r, rows*srcStride+1)
+			a, b := randSlice(r, rows*dstStride+3), randSlice(r, rows*dstStride+3)
+			wa, wb := slices.Clone(a), slices.Clone(b)
+			for y := 0; y < rows; y++ {
+				for i := 0; i < w; i++ {
+					h := wa
+					if i%2 == 1 {
+						h = wb
+					}
+					h[y*dstStride+i/2] = src[y*srcStride+i]
 				}
 			}
-			if !slices.Equal(a[(n+1)/2:], a0[(n+1)/2:]) || !slices.Equal(b[n/2:], b0[n/2:]) {
-				t.Fatalf("n=%d: wrote past the halves", n)
+			deinterleave(activeSet(), a, b, src, w, rows, srcStride, dstStride)
+			if !slices.Equal(a, wa) || !slices.Equal(b, wb) {
+				t.Fatalf("w=%d rows=%d: got\n%v\n%v\nwant\n%v\n%v", w, rows, a, b, wa, wb)
 			}
 		}
 	})
