@@ -295,7 +295,17 @@ func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
 		for j := j0; j < j1; j += ks.nr {
 			nw := min(ks.nr, g.n-j)
 			bp, boff, maxOff := g.b.panel(buf, pc, kc, j, nw, ks.nr)
-			for i := i0; i < i1; i += ks.mr {
+			i := i0
+			if ks.isa == isaAVX2 && nw == nr && i1-i0 >= 2*mr {
+				// Every full 4-row tile of the panel in one call.
+				t := (i1 - i0) / mr
+				if g.bias != nil {
+					ep.bias = &g.bias[i0]
+				}
+				gemmTilesAVX2(kc, aBlock[i0*kc:], bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, t, 4*nr)
+				i += t * mr
+			}
+			for ; i < i1; i += ks.mr {
 				if g.bias != nil {
 					ep.bias = &g.bias[i]
 				}

@@ -224,6 +224,146 @@ func gemmFile() {
 			kernel(rows, nv)
 		}
 	}
+	avx2Tiles()
+}
+
+// avx2Tiles emits sgemmTilesAVX2: the AVX2 set's 4×24 micro-kernel (the
+// arithmetic of kernel_amd64.s's sgemmKernelAVX2, operation for operation)
+// for tiles full tiles one below the other (the packed A panels are
+// contiguous, C and the bias advance by 4 rows), so that a column panel
+// of B is swept in one call. Registers: accumulators Y4-Y15 (row r in
+// Y4+3r..Y6+3r), B in Y0-Y2, broadcasts in Y3; frame: 0(SP) the bias of
+// the current tile, 8(SP) k.
+func avx2Tiles() {
+	p("")
+	p("// func sgemmTilesAVX2(k int, a, b *float32, boff *int, c *float32, ldc int, ep *epilogue, tiles int, pf int)")
+	p("TEXT ·sgemmTilesAVX2(SB), NOSPLIT, $16-72")
+	p("\tMOVQ k+0(FP), AX")
+	p("\tMOVQ AX, 8(SP)")
+	p("\tMOVQ a+8(FP), SI")
+	p("\tMOVQ b+16(FP), DI")
+	p("\tMOVQ boff+24(FP), R12")
+	p("\tMOVQ c+32(FP), DX")
+	p("\tMOVQ ldc+40(FP), R9")
+	p("\tSHLQ $2, R9")
+	p("\tMOVQ ep+48(FP), R10")
+	p("\tMOVQ 8(R10), AX")
+	p("\tMOVQ AX, 0(SP)")
+	p("\tMOVQ tiles+56(FP), R11")
+	p("\tMOVQ pf+64(FP), R13")
+	p("\tADDQ DI, R13")
+	p("\tTESTQ R11, R11")
+	p("\tJLE done")
+	p("tile:")
+	for y := 4; y < 16; y++ {
+		p("\tVXORPS Y%d, Y%d, Y%d", y, y, y)
+	}
+	p("\tMOVQ R12, R8")
+	p("\tMOVQ 8(SP), CX")
+	p("\tMOVQ CX, BX")
+	p("\tSHRQ $2, BX")
+	p("\tANDQ $3, CX")
+	p("\tTESTQ BX, BX")
+	p("\tJEQ tail")
+	p("loop4:")
+	for u := 0; u < 4; u++ {
+		avx2Step()
+	}
+	p("\tDECQ BX")
+	p("\tJNE loop4")
+	p("tail:")
+	p("\tTESTQ CX, CX")
+	p("\tJEQ epi")
+	p("loop1:")
+	avx2Step()
+	p("\tDECQ CX")
+	p("\tJNE loop1")
+	p("epi:")
+	p("\tMOVQ 0(R10), AX")
+	p("\tTESTQ $1, AX")
+	p("\tJEQ nobeta")
+	p("\tMOVQ DX, BX")
+	for r := 0; r < 4; r++ {
+		if r > 0 {
+			p("\tADDQ R9, BX")
+		}
+		for v := 0; v < 3; v++ {
+			y := 4 + 3*r + v
+			p("\tVADDPS %d(BX), Y%d, Y%d", 32*v, y, y)
+		}
+	}
+	p("nobeta:")
+	p("\tTESTQ $2, AX")
+	p("\tJEQ nobias")
+	p("\tMOVQ 0(SP), BX")
+	for r := 0; r < 4; r++ {
+		p("\tVBROADCASTSS %d(BX), Y0", 4*r)
+		for v := 0; v < 3; v++ {
+			y := 4 + 3*r + v
+			p("\tVADDPS Y0, Y%d, Y%d", y, y)
+		}
+	}
+	p("nobias:")
+	p("\tTESTQ $4, AX")
+	p("\tJEQ nolo")
+	p("\tVBROADCASTSS 16(R10), Y0")
+	for y := 4; y < 16; y++ {
+		p("\tVMAXPS Y%d, Y0, Y%d", y, y)
+	}
+	p("nolo:")
+	p("\tTESTQ $8, AX")
+	p("\tJEQ nohi")
+	p("\tVBROADCASTSS 20(R10), Y0")
+	for y := 4; y < 16; y++ {
+		p("\tVMINPS Y%d, Y0, Y%d", y, y)
+	}
+	p("nohi:")
+	p("\tTESTQ $16, AX")
+	p("\tJEQ store")
+	p("\tVXORPS Y0, Y0, Y0")
+	p("\tVBROADCASTSS 24(R10), Y1")
+	for y := 4; y < 16; y++ {
+		p("\tVMINPS Y0, Y%d, Y2", y)
+		p("\tVMAXPS Y%d, Y0, Y%d", y, y)
+		p("\tVFMADD231PS Y2, Y1, Y%d", y)
+	}
+	p("store:")
+	p("\tMOVQ DX, BX")
+	for r := 0; r < 4; r++ {
+		if r > 0 {
+			p("\tADDQ R9, BX")
+		}
+		for v := 0; v < 3; v++ {
+			p("\tVMOVUPS Y%d, %d(BX)", 4+3*r+v, 32*v)
+		}
+	}
+	// Next tile: A has advanced by 4k values already; C by 4 rows, the
+	// bias by 4 values.
+	p("\tLEAQ (DX)(R9*4), DX")
+	p("\tADDQ $16, 0(SP)")
+	p("\tDECQ R11")
+	p("\tJNE tile")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// avx2Step emits one rank-1 update of sgemmTilesAVX2 (as kernel_amd64.s's
+// STEP, plus the prefetch of the next panel's row).
+func avx2Step() {
+	p("\tMOVQ (R8), AX")
+	p("\tVMOVUPS (DI)(AX*4), Y0")
+	p("\tVMOVUPS 32(DI)(AX*4), Y1")
+	p("\tVMOVUPS 64(DI)(AX*4), Y2")
+	p("\tPREFETCHT0 (R13)(AX*4)")
+	for r := 0; r < 4; r++ {
+		p("\tVBROADCASTSS %d(SI), Y3", 4*r)
+		for v := 0; v < 3; v++ {
+			p("\tVFMADD231PS Y%d, Y3, Y%d", v, 4+3*r+v)
+		}
+	}
+	p("\tADDQ $16, SI")
+	p("\tADDQ $8, R8")
 }
 
 // winogradFile emits the Winograd transforms and the deinterleaving copy.

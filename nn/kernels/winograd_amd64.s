@@ -994,10 +994,10 @@ loop:
 pairs:
 	TESTQ CX, CX
 	JEQ last
-	MOVL (SI), R14
-	MOVL R14, (DI)
-	MOVL 4(SI), R14
-	MOVL R14, (DX)
+	VMOVSS (SI), X4
+	VMOVSS X4, (DI)
+	VMOVSS 4(SI), X4
+	VMOVSS X4, (DX)
 	ADDQ $8, SI
 	ADDQ $4, DI
 	ADDQ $4, DX
@@ -1006,8 +1006,8 @@ pairs:
 last:
 	TESTQ BX, BX
 	JEQ next
-	MOVL (SI), R14
-	MOVL R14, (DI)
+	VMOVSS (SI), X4
+	VMOVSS X4, (DI)
 next:
 	ADDQ R13, R10
 	ADDQ AX, R8
@@ -1057,10 +1057,10 @@ loop:
 pairs:
 	TESTQ CX, CX
 	JEQ last
-	MOVL (SI), R14
-	MOVL R14, (DI)
-	MOVL 4(SI), R14
-	MOVL R14, (DX)
+	VMOVSS (SI), X4
+	VMOVSS X4, (DI)
+	VMOVSS 4(SI), X4
+	VMOVSS X4, (DX)
 	ADDQ $8, SI
 	ADDQ $4, DI
 	ADDQ $4, DX
@@ -1069,8 +1069,8 @@ pairs:
 last:
 	TESTQ BX, BX
 	JEQ next
-	MOVL (SI), R14
-	MOVL R14, (DI)
+	VMOVSS (SI), X4
+	VMOVSS X4, (DI)
 next:
 	ADDQ R13, R10
 	ADDQ AX, R8
