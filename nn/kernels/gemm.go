@@ -296,14 +296,17 @@ func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
 			nw := min(ks.nr, g.n-j)
 			bp, boff, maxOff := g.b.panel(buf, pc, kc, j, nw, ks.nr)
 			i := i0
-			if ks.isa == isaAVX2 && nw == nr && i1-i0 >= 2*mr {
-				// Every full 4-row tile of the panel in one call.
-				t := (i1 - i0) / mr
+			if t := (i1 - i0) / ks.mr; t >= 2 && ks.isa != isaGeneric && (nw == nr || ks.isa == isaAVX512) {
+				// Every full tile of the panel in one call.
 				if g.bias != nil {
 					ep.bias = &g.bias[i0]
 				}
-				gemmTilesAVX2(kc, aBlock[i0*kc:], bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, t, 4*nr)
-				i += t * mr
+				if ks.isa == isaAVX2 {
+					gemmTilesAVX2(kc, aBlock[i0*kc:], bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, t, 4*nr)
+				} else {
+					gemmTilesAVX512(kc, aBlock[i0*kc:], mr*kc, bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, nw, t, 4*ks.nr)
+				}
+				i += t * ks.mr
 			}
 			for ; i < i1; i += ks.mr {
 				if g.bias != nil {

@@ -36,11 +36,20 @@ func p(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
 // Z29-Z31.
 func acc(r, v, nv int) string { return fmt.Sprintf("Z%d", r*nv+v) }
 
-func kernel(rows, nv int) {
+func kernel(rows, nv int, tiles bool) {
 	name := fmt.Sprintf("sgemmKernel%dx%dAVX512", rows, 16*nv)
+	if tiles {
+		name = fmt.Sprintf("sgemmTiles%dx%dAVX512", rows, 16*nv)
+	}
 	p("")
-	p("// func %s(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int)", name)
-	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+	if tiles {
+		// Frame: 0(SP) k, 8(SP) boff, 16(SP) the current tile's bias, 24(SP) tiles left.
+		p("// func %s(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int, tiles int)", name)
+		p("TEXT ·%s(SB), NOSPLIT, $32-96", name)
+	} else {
+		p("// func %s(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int)", name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+	}
 	p("\tMOVQ k+0(FP), CX")
 	p("\tMOVQ a+8(FP), SI")
 	p("\tMOVQ aStride+16(FP), R11")
@@ -57,6 +66,17 @@ func kernel(rows, nv int) {
 	p("\tSHLQ $2, R11")
 	p("\tADDQ SI, R11 // second panel of A (rows 4-7)")
 	p("\tADDQ DI, R13 // prefetch base: b + pf bytes")
+	if tiles {
+		p("\tMOVQ CX, 0(SP)")
+		p("\tMOVQ R8, 8(SP)")
+		p("\tMOVQ 8(R10), AX")
+		p("\tMOVQ AX, 16(SP)")
+		p("\tMOVQ tiles+88(FP), AX")
+		p("\tMOVQ AX, 24(SP)")
+		p("tile:")
+		p("\tMOVQ 0(SP), CX")
+		p("\tMOVQ 8(SP), R8")
+	}
 	for r := 0; r < rows; r++ {
 		for v := 0; v < nv; v++ {
 			a := acc(r, v, nv)
@@ -106,7 +126,11 @@ func kernel(rows, nv int) {
 	p("nobeta:")
 	p("\tTESTQ $2, AX")
 	p("\tJEQ nobias")
-	p("\tMOVQ 8(R10), BX")
+	if tiles {
+		p("\tMOVQ 16(SP), BX")
+	} else {
+		p("\tMOVQ 8(R10), BX")
+	}
 	for r := 0; r < rows; r++ {
 		p("\tVBROADCASTSS %d(BX), Z29", 4*r)
 		for v := 0; v < nv; v++ {
@@ -152,6 +176,18 @@ func kernel(rows, nv int) {
 		}
 	}
 	p("done:")
+	if tiles {
+		// Next tile: 8 rows down in C, 8 values on in the bias; A's next
+		// two panels follow the current second one.
+		p("\tLEAQ (DX)(R9*8), DX")
+		p("\tADDQ $32, 16(SP)")
+		p("\tMOVQ R11, AX")
+		p("\tSUBQ SI, AX")
+		p("\tMOVQ R11, SI")
+		p("\tADDQ AX, R11")
+		p("\tDECQ 24(SP)")
+		p("\tJNE tile")
+	}
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
@@ -221,8 +257,11 @@ func gemmFile() {
 	p("// Step p also prefetches the byte pf past b[boff[p]] (the next panel).")
 	for _, rows := range []int{4, 8} {
 		for nv := 1; nv <= 3; nv++ {
-			kernel(rows, nv)
+			kernel(rows, nv, false)
 		}
+	}
+	for nv := 1; nv <= 3; nv++ {
+		kernel(8, nv, true)
 	}
 	avx2Tiles()
 }

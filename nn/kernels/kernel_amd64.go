@@ -119,6 +119,39 @@ func gemmAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff
 }
 
 //go:noescape
+func sgemmTiles8x16AVX512(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int, tiles int)
+
+//go:noescape
+func sgemmTiles8x32AVX512(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int, tiles int)
+
+//go:noescape
+func sgemmTiles8x48AVX512(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int, tiles int)
+
+// gemmTilesAVX512 runs the 8-row AVX-512 micro-kernel of cols columns on
+// tiles full tiles one below the other: A's packed panels one after the
+// other (aStride values apart, two per tile), C's tiles 8 rows apart, the
+// bias (when ep has one) 8 values apart.
+func gemmTilesAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, cols, tiles, pf int) {
+	nv := (cols + 15) / 16
+	_ = a[(2*tiles-1)*aStride+4*k-1]
+	_ = boff[k-1]
+	_ = b[maxOff+16*nv-1]
+	_ = c[(8*tiles-1)*ldc+cols-1]
+	if ep.flags&epBias != 0 {
+		_ = unsafe.Slice(ep.bias, 8*tiles)[8*tiles-1]
+	}
+	mask := uint64(1)<<(cols-16*(nv-1)) - 1
+	switch nv {
+	case 3:
+		sgemmTiles8x48AVX512(k, &a[0], aStride, &b[0], &boff[0], &c[0], ldc, ep, 8, mask, pf, tiles)
+	case 2:
+		sgemmTiles8x32AVX512(k, &a[0], aStride, &b[0], &boff[0], &c[0], ldc, ep, 8, mask, pf, tiles)
+	default:
+		sgemmTiles8x16AVX512(k, &a[0], aStride, &b[0], &boff[0], &c[0], ldc, ep, 8, mask, pf, tiles)
+	}
+}
+
+//go:noescape
 func maxIntoAVX2(dst, a, b *float32, n int)
 
 // maxIntoAVX2Go is maxInto with the AVX2 loop.

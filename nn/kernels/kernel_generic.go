@@ -55,3 +55,7 @@ func maxPool3s2AVX2(dst, src *float32, inW, outW, rows, n int)   { panic("kernel
 func gemmTilesAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, tiles, pf int) {
 	panic("kernels: no assembly")
 }
+
+func gemmTilesAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, cols, tiles, pf int) {
+	panic("kernels: no assembly")
+}
