@@ -151,6 +151,14 @@ fi
 grep '^#' "$host_out" >&2 || true
 sets=${BENCH_SETS:-$(sed -n 's/^sets //p' "$host_out")}
 sets=${sets:-generic}
+available=$(sed -n 's/^available //p' "$host_out")
+for set in $sets; do
+	# An unavailable set would silently run another one under its name.
+	case " $available " in
+	*" $set "*) ;;
+	*) [ -z "$available" ] || die "BENCH_SETS: kernel set $set is not available here (available: $available)" ;;
+	esac
+done
 
 # The Go side first, one kernel set after the other, then ORT: never two
 # at once, they would share the CPUs.

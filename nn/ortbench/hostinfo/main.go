@@ -9,7 +9,8 @@
 //
 // Lines starting with # are for people; the others are for compare.sh:
 //
-//	sets SET...            the assembly kernel sets this CPU runs (else generic)
+//	available SET...       the kernel sets this CPU and build run
+//	sets SET...            the assembly kernel sets among them (else generic)
 //	peak FLOP/S            the host's FMA peak on -threads threads
 //	flops WORKLOAD FLOP    per image
 package main
@@ -74,6 +75,7 @@ func hostinfo(threads int, run string) error {
 	if len(asm) == 0 {
 		asm = []string{"generic"}
 	}
+	fmt.Printf("available %s\n", strings.Join(avail, " "))
 	fmt.Printf("sets %s\n", strings.Join(asm, " "))
 	peak := 0.0
 	var peaks []string
