@@ -17,13 +17,17 @@ build:
 	$(GO) build -o $(BIN) ./cmd/amt
 
 # The test command CI runs (.ci/run): every package in -short mode, the
-# portable (no assembly) nn kernels and MR warp, then the golden checks in full — all five
-# models against ONNX Runtime at batch 1 and batched, the 191 ONNX fixtures,
-# and SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs.
+# portable (no assembly) nn kernels and MR warp, the GPU build (-tags gpu:
+# the CUDA kernels through the fake driver nn/cuda builds with the C
+# compiler; the PTX check needs clang-14), then the golden checks in full —
+# all five models against ONNX Runtime at batch 1 and batched, the 191 ONNX
+# fixtures, and SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs.
 test:
 	$(GO) vet ./...
+	$(GO) vet -tags gpu ./...
 	$(GO) test -short -timeout 14m ./...
 	$(GO) test -short -tags noasm ./nn/kernels ./mr
+	$(GO) test -tags gpu ./nn/cuda
 	$(GO) test -timeout 14m -run 'Golden|Manifest' ./nn ./sut ./experiments
 
 # amt vs ONNX Runtime side by side: ms/img per model and the ratio amt/ORT.
@@ -42,6 +46,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTransform -fuzztime 30s ./cmd/amt
 	$(GO) test -run '^$$' -fuzz FuzzWarp -fuzztime 30s ./mr
 	$(GO) test -run '^$$' -fuzz FuzzPolicy -fuzztime 30s ./bandit
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s ./nn
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment

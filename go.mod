@@ -4,6 +4,7 @@ go 1.24
 
 require (
 	github.com/chewxy/hm v1.0.0
+	github.com/ebitengine/purego v0.10.2
 	github.com/owulveryck/onnx-go v0.5.0
 	golang.org/x/sys v0.30.0
 	golang.org/x/term v0.27.0

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // TestSample checks Sample's frequencies against the distribution.
@@ -171,7 +174,7 @@ func stateBytes(t testing.TB, a *Agent) []byte {
 // after 200 rounds, loading and running 200 more equals running 400.
 func TestDeterminismAndResume(t *testing.T) {
 	const dim = 6
-	spec := Hierarchical()
+	spec := mr.Hierarchical()
 	for _, name := range Agents() {
 		t.Run(name, func(t *testing.T) {
 			a1, err := New(name, spec, dim, nil, 42)
@@ -227,21 +230,21 @@ func TestDeterminismAndResume(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.state")
-	a, err := New("cover", Hierarchical(), 5, Options{"hidden": "2"}, 1)
+	a, err := New("cover", mr.Hierarchical(), 5, Options{"hidden": "2"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(path, Hierarchical(), 6); err == nil || !strings.Contains(err.Error(), "context dimension 5, want 6") {
+	if _, err := Load(path, mr.Hierarchical(), 6); err == nil || !strings.Contains(err.Error(), "context dimension 5, want 6") {
 		t.Errorf("wrong dimension: err = %v", err)
 	}
-	if _, err := Load(path, Rotation(), 5); err == nil || !strings.Contains(err.Error(), "scenario") {
+	if _, err := Load(path, flatRotation(t), 5); err == nil || !strings.Contains(err.Error(), "scenario") {
 		t.Errorf("wrong scenario: err = %v", err)
 	}
 	// Same scenario name, different arm counts.
-	spec := Hierarchical()
+	spec := mr.Hierarchical()
 	spec.Arms = spec.Arms[:6]
 	if _, err := Load(path, spec, 5); err == nil || !strings.Contains(err.Error(), "arm counts") {
 		t.Errorf("wrong arm counts: err = %v", err)
@@ -258,33 +261,33 @@ func TestLoadErrors(t *testing.T) {
 	if err := os.WriteFile(vpath, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(vpath, Hierarchical(), 5); err == nil || !strings.Contains(err.Error(), "version") {
+	if _, err := Load(vpath, mr.Hierarchical(), 5); err == nil || !strings.Contains(err.Error(), "version") {
 		t.Errorf("wrong version: err = %v", err)
 	}
 	// Not a state file; truncated state.
 	junk := filepath.Join(dir, "junk")
 	os.WriteFile(junk, []byte("hello"), 0o644)
-	if _, err := Load(junk, Hierarchical(), 5); err == nil || !strings.Contains(err.Error(), "not an amt bandit state") {
+	if _, err := Load(junk, mr.Hierarchical(), 5); err == nil || !strings.Contains(err.Error(), "not an amt bandit state") {
 		t.Errorf("junk file: err = %v", err)
 	}
 	full, _ := os.ReadFile(path)
 	trunc := filepath.Join(dir, "trunc")
 	os.WriteFile(trunc, full[:len(full)/2], 0o644)
-	if _, err := Load(trunc, Hierarchical(), 5); err == nil {
+	if _, err := Load(trunc, mr.Hierarchical(), 5); err == nil {
 		t.Error("truncated file loaded without error")
 	}
 	// LoadOrNew: missing file → new; existing with other options → error.
-	b, loaded, err := LoadOrNew(filepath.Join(dir, "missing"), "cover", Hierarchical(), 5, nil, 1)
+	b, loaded, err := LoadOrNew(filepath.Join(dir, "missing"), "cover", mr.Hierarchical(), 5, nil, 1)
 	if err != nil || loaded || b == nil {
 		t.Errorf("LoadOrNew(missing) = %v, %v, %v; want new agent", b, loaded, err)
 	}
-	if _, loaded, err := LoadOrNew(path, "cover", Hierarchical(), 5, Options{"hidden": "2"}, 1); err != nil || !loaded {
+	if _, loaded, err := LoadOrNew(path, "cover", mr.Hierarchical(), 5, Options{"hidden": "2"}, 1); err != nil || !loaded {
 		t.Errorf("LoadOrNew(existing) loaded=%v err=%v", loaded, err)
 	}
-	if _, _, err := LoadOrNew(path, "cover", Hierarchical(), 5, nil, 1); err == nil || !strings.Contains(err.Error(), "options") {
+	if _, _, err := LoadOrNew(path, "cover", mr.Hierarchical(), 5, nil, 1); err == nil || !strings.Contains(err.Error(), "options") {
 		t.Errorf("LoadOrNew with other options: err = %v", err)
 	}
-	if _, _, err := LoadOrNew(path, "linucb", Hierarchical(), 5, nil, 1); err == nil || !strings.Contains(err.Error(), "agent") {
+	if _, _, err := LoadOrNew(path, "linucb", mr.Hierarchical(), 5, nil, 1); err == nil || !strings.Contains(err.Error(), "agent") {
 		t.Errorf("LoadOrNew with another agent: err = %v", err)
 	}
 }
@@ -315,7 +318,7 @@ func TestOptions(t *testing.T) {
 	for _, b := range bad {
 		o, err := ParseOptions(b.opts)
 		if err == nil {
-			_, err = New(b.agent, Hierarchical(), 3, o, 1)
+			_, err = New(b.agent, mr.Hierarchical(), 3, o, 1)
 		}
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%s %q: err = %v, want it to mention %q", b.agent, b.opts, err, b.want)
@@ -331,7 +334,7 @@ func TestOptions(t *testing.T) {
 // TestAgentRewards checks the paper's reward-to-cost rules through a
 // recording policy.
 func TestAgentRewards(t *testing.T) {
-	a, err := New("cover", Hierarchical(), 2, nil, 1)
+	a, err := New("cover", mr.Hierarchical(), 2, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,13 +366,30 @@ func TestAgentRewards(t *testing.T) {
 			t.Errorf("Update(%+v) succeeded", c)
 		}
 	}
-	if got := HalvingReward(5); got != 10000 {
-		t.Errorf("HalvingReward(5) = %v", got)
+	// A flat scenario: the arm's main reward is the halving reward of its
+	// angle, the main maximum the largest of them (10000 at ±5°), and
+	// there are no parameter bandits.
+	f, err := New("cover", flatRotation(t), 2, nil, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	flat := Rotation()
-	if flat.MainMax() != 10000 || flat.Arms[0].Label() != "rotation:-90" {
-		t.Errorf("flat rotation: max %v, arm 0 %q", flat.MainMax(), flat.Arms[0].Label())
+	fm := &recorder{k: 36}
+	f.main = fm
+	if err := f.Update(x, Choice{Arm: 1, Param: -1, ArmProb: 1}, true); err != nil { // −85°
+		t.Fatal(err)
 	}
+	if want := round2(10000 - 10000/math.Pow(2, 16)); fm.cost != want || f.Sub(1) != nil {
+		t.Errorf("flat rotation at -85°: cost %v, want %v", fm.cost, want)
+	}
+}
+
+// flatRotation is the paper's flat rotation scenario.
+func flatRotation(t testing.TB) scenario.Scenario {
+	s, err := mr.Builtin("rotation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 type recorder struct {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/amt-dev/amt/mr"
 )
 
 func benchBank(b *testing.B, m, learnRows int) {
@@ -108,7 +110,7 @@ func BenchmarkHierarchicalDecisionRotation(b *testing.B) {
 // agent on 64 feature contexts in turn, a third of the outcomes violations,
 // and reports the CPU time per decision too.
 func benchDecisions(b *testing.B, choose func(a *Agent, x []float32, rng *rand.Rand) (Choice, error)) {
-	a, err := New("cover", Hierarchical(), 512, nil, 1)
+	a, err := New("cover", mr.Hierarchical(), 512, nil, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func benchDecisions(b *testing.B, choose func(a *Agent, x []float32, rng *rand.R
 // BenchmarkSaveLoad saves and loads the paper's hierarchical cover agent
 // (512-d context), the per-run cost of "load existing or initialise new".
 func BenchmarkSaveLoad(b *testing.B) {
-	a, err := New("cover", Hierarchical(), 512, nil, 1)
+	a, err := New("cover", mr.Hierarchical(), 512, nil, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func BenchmarkSaveLoad(b *testing.B) {
 		if err := a.Save(path); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Load(path, Hierarchical(), 512); err != nil {
+		if _, err := Load(path, mr.Hierarchical(), 512); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -135,6 +135,14 @@ type csPolicy struct {
 	wts        []float64
 }
 
+// csLearner returns the constructor of a cost-sensitive agent's table
+// entry.
+func csLearner(kind csKind) func(k, dim int, cfg Config, seed uint64) (learner, error) {
+	return func(k, dim int, cfg Config, seed uint64) (learner, error) {
+		return newCSPolicy(kind, k, dim, cfg, seed)
+	}
+}
+
 func newCSPolicy(kind csKind, k, dim int, cfg Config, seed uint64) (*csPolicy, error) {
 	p := &csPolicy{kind: kind, k: k, dim: dim, est: cfg.Estimator, cfg: cfg, bags: 1}
 	if kind == kindBootstrap {

@@ -1,7 +1,9 @@
 package bandit
 
 import (
+	"encoding/gob"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -9,7 +11,8 @@ import (
 )
 
 // Config holds every tunable parameter of the agents. Each agent uses a
-// subset (see Keys); Defaults gives an agent's values.
+// subset (see Keys); Defaults gives an agent's values. Every field is set
+// by exactly one Option, declared below.
 type Config struct {
 	Hidden     int       // hidden tanh units of the cost regressors; 0 = linear (key hidden)
 	Policies   int       // cover: number of policies N (policies)
@@ -28,56 +31,240 @@ type Config struct {
 	Round      bool      // agent: pass probabilities and costs rounded to 2 decimals to Learn, as the original tool did (round)
 }
 
-// Agents lists the agent names New accepts, in a stable order.
-func Agents() []string {
-	return []string{"random", "cover", "cover-modern", "epsilon-greedy", "softmax", "squarecb", "bootstrap-ts", "linucb", "lints"}
+// An Option is one agent option: a key of -agent-opts k=v,… or of a YAML
+// options map, declared once and shared by every agent that takes it.
+type Option struct {
+	// Key is the option's name ("hidden").
+	Key string
+	// Doc is a one-line description, Want what a value must be ("an
+	// integer in [0, 1024]"), Default the value an agent has unless its
+	// table entry says otherwise.
+	Doc, Want, Default string
+
+	set func(c *Config, v string) error
+	get func(c Config) string
 }
 
-// Defaults returns the default configuration of the named agent. "cover"
-// is the paper's setting (VW 8.x --cover 3 --psi 1 --nn 16, DR, rounded
-// probabilities); "cover-modern" is the same command line with VW ≥ 9
-// semantics (floor 0.1/K on every arm). epsilon-greedy, softmax and
-// bootstrap-ts learn with importance-weighted regression (the bake-off's
-// best choice for them; estimator=dr gives VW's non-ADF default).
+func intOption(key, doc, def string, lo, hi int, field func(*Config) *int) Option {
+	want := fmt.Sprintf("an integer in [%d, %d]", lo, hi)
+	return Option{Key: key, Doc: doc, Want: want, Default: def,
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < lo || n > hi {
+				return fmt.Errorf("want %s", want)
+			}
+			*field(c) = n
+			return nil
+		},
+		get: func(c Config) string { return strconv.Itoa(*field(&c)) }}
+}
+
+// floatOption accepts numbers in [lo, hi], or (lo, hi] with openLo.
+func floatOption(key, doc, def string, lo, hi float64, openLo bool, field func(*Config) *float64) Option {
+	want := fmt.Sprintf("a number in [%g, %g]", lo, hi)
+	if openLo {
+		want = fmt.Sprintf("a number in (%g, %g]", lo, hi)
+	}
+	return Option{Key: key, Doc: doc, Want: want, Default: def,
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || f < lo || f > hi || (openLo && f == lo) {
+				return fmt.Errorf("want %s", want)
+			}
+			*field(c) = f
+			return nil
+		},
+		get: func(c Config) string { return strconv.FormatFloat(*field(&c), 'g', -1, 64) }}
+}
+
+// The options. A new option is a Config field and one declaration here.
+var (
+	optHidden   = intOption("hidden", "hidden tanh units of the cost regressors; 0 = linear", "16", 0, 1024, func(c *Config) *int { return &c.Hidden })
+	optPolicies = intOption("policies", "number of cover policies N", "3", 1, 64, func(c *Config) *int { return &c.Policies })
+	optPsi      = floatOption("psi", "cover's ψ: weight of the diversity term of the cover policies", "1", 0, 1e6, false, func(c *Config) *float64 { return &c.Psi })
+	optMode     = Option{Key: "mode", Doc: "cover semantics: legacy (VW 8.x, the paper's) or modern (VW ≥ 9)", Want: "legacy or modern", Default: "legacy",
+		set: func(c *Config, v string) error {
+			if v != "legacy" && v != "modern" {
+				return fmt.Errorf("want legacy or modern")
+			}
+			c.Mode = v
+			return nil
+		},
+		get: func(c Config) string { return c.Mode }}
+	optEpsilon   = floatOption("epsilon", "exploration ε: epsilon-greedy's uniform share; modern cover's floor ε/K (0 = decaying)", "0.1", 0, 1, false, func(c *Config) *float64 { return &c.Epsilon })
+	optEstimator = Option{Key: "estimator", Doc: "cost estimator of policy learning: dr, ips, dm or iwr", Want: "dr, ips, dm or iwr", Default: "dr",
+		set: func(c *Config, v string) (err error) {
+			c.Estimator, err = ParseEstimator(v)
+			return err
+		},
+		get: func(c Config) string { return c.Estimator.String() }}
+	optLR         = floatOption("lr", "learning rate η of the cost regressors", "0.5", 0, 1e6, true, func(c *Config) *float64 { return &c.LR })
+	optLambda     = floatOption("lambda", "softmax: inverse temperature on range-normalised costs; linucb, lints: ridge λ", "10", 0, 1e12, true, func(c *Config) *float64 { return &c.Lambda })
+	optGammaScale = floatOption("gamma-scale", "squarecb: γ = gamma-scale · t^gamma-exponent", "10", 0, 1e12, false, func(c *Config) *float64 { return &c.GammaScale })
+	optGammaExp   = floatOption("gamma-exponent", "squarecb: the exponent of t in γ", "0.5", 0, 10, false, func(c *Config) *float64 { return &c.GammaExp })
+	optBags       = intOption("bags", "bootstrap-ts: number of bags", "4", 1, 1024, func(c *Config) *int { return &c.Bags })
+	optAlpha      = floatOption("alpha", "linucb, ucb1: width multiplier α of the confidence bound", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.Alpha })
+	optV          = floatOption("v", "lints: posterior scale v", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.V })
+	optSamples    = intOption("samples", "lints: Monte Carlo draws for the probabilities", "100", 1, 1000000, func(c *Config) *int { return &c.Samples })
+	optRound      = Option{Key: "round", Doc: "pass probabilities and costs rounded to 2 decimals to learning, as the original tool did", Want: "true or false", Default: "false",
+		set: func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("want true or false")
+			}
+			c.Round = b
+			return nil
+		},
+		get: func(c Config) string { return strconv.FormatBool(c.Round) }}
+)
+
+// allOptions lists every option, for the defaults every Config starts from.
+var allOptions = []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optLambda,
+	optGammaScale, optGammaExp, optBags, optAlpha, optV, optSamples, optRound}
+
+// learner is a Policy whose learned state can be saved and restored
+// (the structure comes from the agent's construction). Every agent's
+// constructor returns one, so an agent that cannot be saved does not
+// compile.
+type learner interface {
+	Policy
+	saveState(enc *gob.Encoder) error
+	loadState(dec *gob.Decoder) error
+}
+
+// AgentInfo is one agent's table entry.
+type AgentInfo struct {
+	// Name is the agent's name in configurations and on the command line.
+	Name string
+	// Doc is a one-line description.
+	Doc string
+	// Options are the keys the agent accepts.
+	Options []Option
+	// Defaults are the agent's values where they differ from its
+	// options' defaults.
+	Defaults Options
+
+	// new returns a policy over k arms for contexts of dimension dim
+	// (both ≥ 1, checked by NewPolicy), with internal randomness derived
+	// from seed.
+	new func(k, dim int, cfg Config, seed uint64) (learner, error)
+}
+
+// agents is the agent table, in listing order. A new agent is its own file
+// (the policy, with saveState/loadState) and one entry here.
+var agents = []AgentInfo{
+	{Name: "random", Doc: "uniform arm, then uniform parameter (the original's RandomAgent)", Options: []Option{optRound},
+		new: func(k, dim int, _ Config, _ uint64) (learner, error) { return NewUniform(k, dim) }},
+	{Name: "cover", Doc: "the paper's: VW 8.x online cover (--cover 3 --psi 1 --nn 16, DR), rounded probabilities and costs",
+		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound}, Defaults: Options{"round": "true"},
+		new: coverLearner},
+	{Name: "cover-modern", Doc: "cover with VW ≥ 9 semantics (a floor ε/K on every arm)",
+		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound}, Defaults: Options{"mode": "modern"},
+		new: coverLearner},
+	{Name: "epsilon-greedy", Doc: "ε uniform, else the arm of least predicted cost (importance-weighted regression)",
+		Options: []Option{optHidden, optEpsilon, optEstimator, optLR, optRound}, Defaults: Options{"estimator": "iwr"},
+		new: csLearner(kindEpsGreedy)},
+	{Name: "softmax", Doc: "probabilities ∝ exp(−λ · range-normalised predicted cost)",
+		Options: []Option{optHidden, optLambda, optEstimator, optLR, optRound}, Defaults: Options{"estimator": "iwr"},
+		new: csLearner(kindSoftmax)},
+	{Name: "squarecb", Doc: "inverse-gap weighting on a regression oracle (Foster & Rakhlin 2020)",
+		Options: []Option{optHidden, optGammaScale, optGammaExp, optLR, optRound},
+		new:     csLearner(kindSquareCB)},
+	{Name: "bootstrap-ts", Doc: "bootstrapped Thompson sampling over online bags",
+		Options: []Option{optHidden, optBags, optEstimator, optLR, optRound}, Defaults: Options{"estimator": "iwr"},
+		new: csLearner(kindBootstrap)},
+	{Name: "linucb", Doc: "LinUCB on costs: per-arm ridge regression, lower confidence bound",
+		Options: []Option{optLambda, optAlpha, optRound}, Defaults: Options{"lambda": "1"},
+		new: func(k, dim int, cfg Config, seed uint64) (learner, error) {
+			return newLinPolicy(false, k, dim, cfg, seed), nil
+		}},
+	{Name: "lints", Doc: "linear Thompson sampling on costs",
+		Options: []Option{optLambda, optV, optSamples, optRound}, Defaults: Options{"lambda": "1"},
+		new: func(k, dim int, cfg Config, seed uint64) (learner, error) {
+			return newLinPolicy(true, k, dim, cfg, seed), nil
+		}},
+	{Name: "ucb1", Doc: "UCB1 on range-normalised costs, ignoring the context (a non-contextual baseline)",
+		Options: []Option{optAlpha, optRound},
+		new:     func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
+}
+
+// Agents lists the agent names New accepts, in a stable order.
+func Agents() []string {
+	out := make([]string, len(agents))
+	for i, a := range agents {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// AgentTable returns the agent table's entries, in the order of Agents.
+func AgentTable() []AgentInfo {
+	out := slices.Clone(agents)
+	for i := range out {
+		out[i].Options = slices.Clone(out[i].Options)
+		out[i].Defaults = maps.Clone(out[i].Defaults)
+	}
+	return out
+}
+
+// lookupAgent returns the table entry of the named agent.
+func lookupAgent(name string) (*AgentInfo, error) {
+	for i := range agents {
+		if agents[i].Name == name {
+			return &agents[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(Agents(), ", "))
+}
+
+// option returns the agent's option with key k.
+func (a *AgentInfo) option(k string) *Option {
+	for i := range a.Options {
+		if a.Options[i].Key == k {
+			return &a.Options[i]
+		}
+	}
+	return nil
+}
+
+// Defaults returns the default configuration of the named agent: every
+// option's default, then the agent's own (see the table: "cover" is the
+// paper's setting, VW 8.x --cover 3 --psi 1 --nn 16, DR, rounded
+// probabilities; "cover-modern" the same command line with VW ≥ 9
+// semantics; epsilon-greedy, softmax and bootstrap-ts learn with
+// importance-weighted regression, the bake-off's best choice for them).
 func Defaults(agent string) (Config, error) {
-	c := Config{Hidden: 16, Policies: 3, Psi: 1, Mode: "legacy", Epsilon: 0.1, Estimator: DR, LR: 0.5,
-		Lambda: 10, GammaScale: 10, GammaExp: 0.5, Bags: 4, Alpha: 1, V: 1, Samples: 100}
-	switch agent {
-	case "random", "squarecb":
-	case "epsilon-greedy", "softmax", "bootstrap-ts":
-		c.Estimator = IWR
-	case "cover":
-		c.Round = true
-	case "cover-modern":
-		c.Mode = "modern"
-	case "linucb", "lints":
-		c.Lambda = 1
-	default:
-		return Config{}, fmt.Errorf("unknown agent %q (known: %s)", agent, strings.Join(Agents(), ", "))
+	a, err := lookupAgent(agent)
+	if err != nil {
+		return Config{}, err
+	}
+	var c Config
+	for _, o := range allOptions {
+		if err := o.set(&c, o.Default); err != nil {
+			panic(fmt.Sprintf("bandit: option %s: default %q: %v", o.Key, o.Default, err))
+		}
+	}
+	for _, k := range sortedKeys(a.Defaults) {
+		o := a.option(k)
+		if o == nil {
+			panic(fmt.Sprintf("bandit: agent %s: default for option %q it does not take", agent, k))
+		}
+		if err := o.set(&c, a.Defaults[k]); err != nil {
+			panic(fmt.Sprintf("bandit: agent %s: default %s=%q: %v", agent, k, a.Defaults[k], err))
+		}
 	}
 	return c, nil
 }
 
 // Keys returns the option keys the named agent accepts, sorted.
 func Keys(agent string) []string {
-	var k []string
-	switch agent {
-	case "random":
-		k = []string{"round"}
-	case "cover", "cover-modern":
-		k = []string{"hidden", "policies", "psi", "mode", "epsilon", "estimator", "lr", "round"}
-	case "epsilon-greedy":
-		k = []string{"hidden", "epsilon", "estimator", "lr", "round"}
-	case "softmax":
-		k = []string{"hidden", "lambda", "estimator", "lr", "round"}
-	case "squarecb":
-		k = []string{"hidden", "gamma-scale", "gamma-exponent", "lr", "round"}
-	case "bootstrap-ts":
-		k = []string{"hidden", "bags", "estimator", "lr", "round"}
-	case "linucb":
-		k = []string{"lambda", "alpha", "round"}
-	case "lints":
-		k = []string{"lambda", "v", "samples", "round"}
+	a, err := lookupAgent(agent)
+	if err != nil {
+		return nil
+	}
+	k := make([]string, len(a.Options))
+	for i, o := range a.Options {
+		k[i] = o.Key
 	}
 	slices.Sort(k)
 	return k
@@ -86,6 +273,15 @@ func Keys(agent string) []string {
 // Options are agent parameter overrides by key (as in -agent-opts
 // k=v,... or a YAML map).
 type Options map[string]string
+
+func sortedKeys(o Options) []string {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
 
 // ParseOptions parses "k=v,k=v" (empty string = no options).
 func ParseOptions(s string) (Options, error) {
@@ -115,132 +311,31 @@ func Resolve(agent string, opts Options) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	allowed := Keys(agent)
-	for _, k := range keys {
+	a, _ := lookupAgent(agent)
+	for _, k := range sortedKeys(opts) {
 		v := opts[k]
-		if !slices.Contains(allowed, k) {
-			return c, fmt.Errorf("agent %s: unknown option %q (known: %s)", agent, k, strings.Join(allowed, ", "))
+		o := a.option(k)
+		if o == nil {
+			return c, fmt.Errorf("agent %s: unknown option %q (known: %s)", agent, k, strings.Join(Keys(agent), ", "))
 		}
-		if err := c.set(k, v); err != nil {
+		if err := o.set(&c, v); err != nil {
 			return c, fmt.Errorf("agent %s: option %s=%q: %w", agent, k, v, err)
 		}
 	}
 	return c, nil
 }
 
-func parseInt(v string, lo, hi int) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("want an integer in [%d, %d]", lo, hi)
-	}
-	return n, nil
-}
-
-func parseFloat(v string, lo, hi float64, openLo bool) (float64, error) {
-	f, err := strconv.ParseFloat(v, 64)
-	bad := err != nil || math.IsNaN(f) || f < lo || f > hi || (openLo && f == lo)
-	if bad {
-		if openLo {
-			return 0, fmt.Errorf("want a number in (%g, %g]", lo, hi)
-		}
-		return 0, fmt.Errorf("want a number in [%g, %g]", lo, hi)
-	}
-	return f, nil
-}
-
-func (c *Config) set(k, v string) (err error) {
-	switch k {
-	case "hidden":
-		c.Hidden, err = parseInt(v, 0, 1024)
-	case "policies":
-		c.Policies, err = parseInt(v, 1, 64)
-	case "psi":
-		c.Psi, err = parseFloat(v, 0, 1e6, false)
-	case "mode":
-		if v != "legacy" && v != "modern" {
-			return fmt.Errorf("want legacy or modern")
-		}
-		c.Mode = v
-	case "epsilon":
-		c.Epsilon, err = parseFloat(v, 0, 1, false)
-	case "estimator":
-		c.Estimator, err = ParseEstimator(v)
-	case "lr":
-		c.LR, err = parseFloat(v, 0, 1e6, true)
-	case "lambda":
-		c.Lambda, err = parseFloat(v, 0, 1e12, true)
-	case "gamma-scale":
-		c.GammaScale, err = parseFloat(v, 0, 1e12, false)
-	case "gamma-exponent":
-		c.GammaExp, err = parseFloat(v, 0, 10, false)
-	case "bags":
-		c.Bags, err = parseInt(v, 1, 1024)
-	case "alpha":
-		c.Alpha, err = parseFloat(v, 0, 1e12, false)
-	case "v":
-		c.V, err = parseFloat(v, 0, 1e12, false)
-	case "samples":
-		c.Samples, err = parseInt(v, 1, 1000000)
-	case "round":
-		c.Round, err = strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("want true or false")
-		}
-	default:
-		return fmt.Errorf("unknown option")
-	}
-	return err
-}
-
-// get returns the option value of key k as text.
-func (c Config) get(k string) string {
-	switch k {
-	case "hidden":
-		return strconv.Itoa(c.Hidden)
-	case "policies":
-		return strconv.Itoa(c.Policies)
-	case "psi":
-		return strconv.FormatFloat(c.Psi, 'g', -1, 64)
-	case "mode":
-		return c.Mode
-	case "epsilon":
-		return strconv.FormatFloat(c.Epsilon, 'g', -1, 64)
-	case "estimator":
-		return c.Estimator.String()
-	case "lr":
-		return strconv.FormatFloat(c.LR, 'g', -1, 64)
-	case "lambda":
-		return strconv.FormatFloat(c.Lambda, 'g', -1, 64)
-	case "gamma-scale":
-		return strconv.FormatFloat(c.GammaScale, 'g', -1, 64)
-	case "gamma-exponent":
-		return strconv.FormatFloat(c.GammaExp, 'g', -1, 64)
-	case "bags":
-		return strconv.Itoa(c.Bags)
-	case "alpha":
-		return strconv.FormatFloat(c.Alpha, 'g', -1, 64)
-	case "v":
-		return strconv.FormatFloat(c.V, 'g', -1, 64)
-	case "samples":
-		return strconv.Itoa(c.Samples)
-	case "round":
-		return strconv.FormatBool(c.Round)
-	}
-	return ""
-}
-
 // Canonical returns the agent's effective parameters as sorted "k=v"
 // pairs joined by commas (the form saved in state files).
 func (c Config) Canonical(agent string) string {
+	a, err := lookupAgent(agent)
+	if err != nil {
+		return ""
+	}
 	keys := Keys(agent)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + c.get(k)
+		parts[i] = k + "=" + a.option(k).get(c)
 	}
 	return strings.Join(parts, ",")
 }
@@ -248,29 +343,20 @@ func (c Config) Canonical(agent string) string {
 // NewPolicy returns the named agent's flat policy over k arms for contexts
 // of dimension dim, with internal randomness derived from seed.
 func NewPolicy(agent string, k, dim int, cfg Config, seed uint64) (Policy, error) {
+	return newLearner(agent, k, dim, cfg, seed)
+}
+
+func newLearner(agent string, k, dim int, cfg Config, seed uint64) (learner, error) {
 	if k < 1 || dim < 1 {
 		return nil, fmt.Errorf("bandit: policy needs k >= 1 arms and context dimension >= 1, got k=%d dim=%d", k, dim)
 	}
-	switch agent {
-	case "random":
-		return NewUniform(k, dim)
-	case "cover", "cover-modern":
-		if cfg.Estimator == IWR {
-			return nil, fmt.Errorf("agent %s: estimator iwr is not available for cover (use dr, ips or dm)", agent)
-		}
-		return newCover(k, dim, cfg, seed)
-	case "epsilon-greedy":
-		return newCSPolicy(kindEpsGreedy, k, dim, cfg, seed)
-	case "softmax":
-		return newCSPolicy(kindSoftmax, k, dim, cfg, seed)
-	case "squarecb":
-		return newCSPolicy(kindSquareCB, k, dim, cfg, seed)
-	case "bootstrap-ts":
-		return newCSPolicy(kindBootstrap, k, dim, cfg, seed)
-	case "linucb":
-		return newLinPolicy(false, k, dim, cfg, seed), nil
-	case "lints":
-		return newLinPolicy(true, k, dim, cfg, seed), nil
+	a, err := lookupAgent(agent)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown agent %q (known: %s)", agent, strings.Join(Agents(), ", "))
+	p, err := a.new(k, dim, cfg, seed)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", agent, err)
+	}
+	return p, nil
 }

@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -43,6 +44,14 @@ type Cover struct {
 	rows       []int
 	labels     []float64
 	wts        []float64
+}
+
+// coverLearner is the constructor of the cover agents' table entries.
+func coverLearner(k, dim int, cfg Config, seed uint64) (learner, error) {
+	if cfg.Estimator == IWR {
+		return nil, fmt.Errorf("estimator iwr is not available for cover (use dr, ips or dm)")
+	}
+	return newCover(k, dim, cfg, seed)
 }
 
 // newCover returns a cover policy; cfg.Policies, Psi, Mode, Epsilon,

@@ -16,9 +16,13 @@
 //     and VW ≥ 8.10 "modern" semantics), softmax, SquareCB, bootstrap
 //     Thompson sampling, LinUCB and linear Thompson sampling.
 //
-// Agents compose policies into the paper's hierarchical bandit (a main
-// bandit over metamorphic relations and a parameter bandit per
-// parameterised relation) and save to / load from versioned state files.
+// Agents compose policies into the paper's hierarchical bandit over a
+// scenario (package scenario: a main bandit over its arms and a parameter
+// bandit per arm with a grid of values, learning the scenario's objective)
+// and save to / load from versioned state files. Every agent is one entry
+// of the agent table (config.go: name, doc line, option keys, defaults,
+// constructor); its constructor returns a policy that can save its state,
+// so an agent that cannot be saved does not compile.
 //
 // Costs, not rewards, are used inside: a reward r with maximum R becomes
 // the cost R − r. Randomness is explicit: callers sample arms with their
@@ -27,6 +31,6 @@
 // generator derived from the seed given at construction, whose state is
 // part of the saved state.
 //
-// The package sees only vectors and numbers; it knows nothing of images or
-// models.
+// The package sees only vectors, arms and numbers; it knows nothing of
+// images, models or metamorphic relations.
 package bandit

@@ -9,9 +9,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/amt-dev/amt/internal/atomicfile"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // StateVersion is the version of the agent state file format written by
@@ -33,24 +35,21 @@ type stateHeader struct {
 	Seed     uint64
 }
 
-// persistent is implemented by every policy: it writes and reads the
-// policy's learned state (its structure comes from the header).
-type persistent interface {
-	saveState(enc *gob.Encoder) error
-	loadState(dec *gob.Decoder) error
-}
-
 func (a *Agent) header() stateHeader {
 	arms := []int{len(a.scen.Arms)}
-	for _, arm := range a.scen.Arms {
-		arms = append(arms, len(arm.Grid))
+	for i := range a.scen.Arms {
+		n := 0
+		if a.subs[i] != nil {
+			n = a.subs[i].Arms()
+		}
+		arms = append(arms, n)
 	}
 	return stateHeader{Version: StateVersion, Agent: a.name, Scenario: a.scen.Name, Arms: arms,
 		Dim: a.dim, Options: a.cfg.Canonical(a.name), Seed: a.seed}
 }
 
-func (a *Agent) policies() []Policy {
-	ps := []Policy{a.main}
+func (a *Agent) policies() []learner {
+	ps := []learner{a.main}
 	for _, s := range a.subs {
 		if s != nil {
 			ps = append(ps, s)
@@ -68,38 +67,26 @@ func (a *Agent) WriteTo(w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("encoding state header: %w", err)
 	}
 	for i, p := range a.policies() {
-		if err := p.(persistent).saveState(enc); err != nil {
+		if err := p.saveState(enc); err != nil {
 			return 0, fmt.Errorf("encoding state of bandit %d: %w", i, err)
 		}
 	}
 	return buf.WriteTo(w)
 }
 
-// Save writes the agent's state to path atomically (a temporary file in the
-// same directory, then rename).
+// Save writes the agent's state to path atomically (internal/atomicfile: a
+// temporary file in the same directory, synced, then renamed), so an
+// interrupted save leaves the previous state intact.
 func (a *Agent) Save(path string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return fmt.Errorf("saving bandit state: %w", err)
 	}
-	tmp := f.Name()
-	bw := bufio.NewWriter(f)
-	_, err = a.WriteTo(bw)
-	if err == nil {
-		err = bw.Flush()
+	defer f.Cleanup()
+	if _, err := a.WriteTo(f); err != nil {
+		return fmt.Errorf("saving bandit state to %s: %w", path, err)
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("saving bandit state to %s: %w", path, err)
 	}
 	return nil
@@ -109,7 +96,7 @@ func (a *Agent) Save(path string) error {
 // was saved with (its reward functions are not saved) and dim its context
 // dimension; a different format version, scenario, arm count or context
 // dimension is an error naming both values.
-func ReadAgent(r io.Reader, spec Scenario, dim int) (*Agent, error) {
+func ReadAgent(r io.Reader, spec scenario.Scenario, dim int) (*Agent, error) {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(stateMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != stateMagic {
@@ -144,7 +131,7 @@ func ReadAgent(r io.Reader, spec Scenario, dim int) (*Agent, error) {
 		return nil, fmt.Errorf("state has arm counts %v (main, then per-arm grids), scenario %q has %v", h.Arms, spec.Name, want)
 	}
 	for i, p := range a.policies() {
-		if err := p.(persistent).loadState(dec); err != nil {
+		if err := p.loadState(dec); err != nil {
 			return nil, fmt.Errorf("reading state of bandit %d: %w", i, err)
 		}
 	}
@@ -152,7 +139,7 @@ func ReadAgent(r io.Reader, spec Scenario, dim int) (*Agent, error) {
 }
 
 // Load reads an agent saved with Save (see ReadAgent for the checks).
-func Load(path string, spec Scenario, dim int) (*Agent, error) {
+func Load(path string, spec scenario.Scenario, dim int) (*Agent, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("loading bandit state: %w", err)
@@ -169,7 +156,7 @@ func Load(path string, spec Scenario, dim int) (*Agent, error) {
 // exists it is loaded and must hold the same agent with the same effective
 // options; otherwise a new agent is returned (not yet saved). loaded reports
 // which happened.
-func LoadOrNew(path, name string, spec Scenario, dim int, opts Options, seed uint64) (a *Agent, loaded bool, err error) {
+func LoadOrNew(path, name string, spec scenario.Scenario, dim int, opts Options, seed uint64) (a *Agent, loaded bool, err error) {
 	a, err = Load(path, spec, dim)
 	if errors.Is(err, fs.ErrNotExist) {
 		a, err = New(name, spec, dim, opts, seed)

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/amt-dev/amt/internal/atomicfile"
 )
 
 // The official CIFAR-10 binary archive and its published md5.
@@ -91,6 +93,12 @@ func FetchCIFAR10(ctx context.Context, dir string, opt FetchOptions) (string, er
 
 // download fetches opt.URL into archive via archive+".part", resuming a
 // partial file, and renames it once its md5 matches.
+//
+// This is deliberately not internal/atomicfile: the partial download must
+// survive an interruption under a name a later call can find, to resume it
+// with a Range request, whereas an atomicfile temporary is private to one
+// write and removed on failure. The end is the same: the file is synced
+// and renamed into place only when complete and checked.
 func download(ctx context.Context, opt FetchOptions, archive string) error {
 	part := archive + ".part"
 	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
@@ -239,28 +247,23 @@ func extractCIFAR10(archive, dir string) (string, error) {
 	return filepath.Join(dir, "test_batch.bin"), nil
 }
 
-// writeAtomic writes size bytes from r to dst via a temporary file in the
-// same folder and a rename.
+// writeAtomic writes size bytes from r to dst atomically
+// (internal/atomicfile: a temporary file in the same folder, synced, then
+// renamed); a short read leaves dst untouched.
 func writeAtomic(dst string, r io.Reader, size int64) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
+	f, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	n, err := io.Copy(tmp, r)
-	if err == nil && n != size {
-		err = fmt.Errorf("got %d of %d bytes", n, size)
+	defer f.Cleanup()
+	n, err := io.Copy(f, r)
+	if err != nil {
+		return err
 	}
-	if err == nil {
-		err = tmp.Sync()
+	if n != size {
+		return fmt.Errorf("got %d of %d bytes", n, size)
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	return err
+	return f.Commit()
 }
 
 func fileMD5(name string) (string, error) {

@@ -3,28 +3,13 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
-	"math/rand/v2"
-
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/scenario"
 )
-
-// BanditScenario converts a Scenario to package bandit's description: the
-// same arms in the same order, hierarchical arms with their grids, the
-// halving parameter reward with maximum 10000 (the paper's).
-func BanditScenario(sc Scenario) bandit.Scenario {
-	out := bandit.Scenario{Name: sc.Name, ParamReward: bandit.HalvingReward, ParamMax: 10000}
-	for _, a := range sc.Arms {
-		ba := bandit.Arm{Name: a.MR, Grid: a.Grid, Reward: a.Reward}
-		if len(a.Grid) == 0 && a.Param == a.Param { // fixed, not NaN
-			ba.Fixed, ba.Degree = true, a.Param
-		}
-		out.Arms = append(out.Arms, ba)
-	}
-	return out
-}
 
 // banditAgent adapts *bandit.Agent to Agent: it keeps the probabilities of
 // the last choice for the update.
@@ -36,19 +21,19 @@ type banditAgent struct {
 
 // NewAgent returns the bandit agent of spec for the scenario and contexts
 // of dimension dim (see bandit.New); seed derives its internal randomness.
-func NewAgent(spec AgentSpec, sc Scenario, dim int, seed uint64) (Agent, error) {
-	a, err := bandit.New(spec.Name, BanditScenario(sc), dim, spec.Options, seed)
+func NewAgent(spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (Agent, error) {
+	a, err := bandit.New(spec.Name, sc, dim, spec.Options, seed)
 	if err != nil {
 		return nil, err
 	}
 	return &banditAgent{a: a}, nil
 }
 
-// LoadOrNewAgent is NewAgent that continues from the state file at path
+// loadOrNewAgent is NewAgent that continues from the state file at path
 // when it exists (the paper's "load existing or initialise new bandit");
 // loaded reports which happened.
-func LoadOrNewAgent(path string, spec AgentSpec, sc Scenario, dim int, seed uint64) (a Agent, loaded bool, err error) {
-	ba, loaded, err := bandit.LoadOrNew(path, spec.Name, BanditScenario(sc), dim, spec.Options, seed)
+func loadOrNewAgent(path string, spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (a Agent, loaded bool, err error) {
+	ba, loaded, err := bandit.LoadOrNew(path, spec.Name, sc, dim, spec.Options, seed)
 	if err != nil {
 		return nil, false, err
 	}

@@ -3,6 +3,8 @@ package experiments
 import (
 	"context"
 	"testing"
+
+	"github.com/amt-dev/amt/mr"
 )
 
 // BenchmarkRunLoopReplay measures the loop's own overhead per iteration
@@ -10,16 +12,13 @@ import (
 // trivial agent on a replayed table; the bandit's decision time comes on
 // top (bandit.BenchmarkHierarchicalDecision).
 func BenchmarkRunLoopReplay(b *testing.B) {
-	sc, err := BuiltinScenario("hierarchical")
-	if err != nil {
-		b.Fatal(err)
-	}
+	sc := mr.Hierarchical()
 	src := newFakeSource(200)
-	tab, err := Sweep(context.Background(), SweepConfig{
-		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),
-		NewClassifier: func() (Classifier, error) { return fakeClassifier{}, nil },
-		NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
-		CacheDir:      b.TempDir(), VerdictKey: "v", FeatureKey: "f",
+	tab, err := sweep(context.Background(), sweepConfig{
+		study: fakeStudy(src, func() (classifier, error) { return fakeClassifier{}, nil }), source: src,
+		variants: sc.Variants(), relations: fakeRelations(sc),
+		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
+		cacheDir:     b.TempDir(), verdictKey: "v", featureKey: "f",
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -31,7 +30,7 @@ func BenchmarkRunLoopReplay(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{Seed: uint64(i), LogInterval: 100}); err != nil {
+		if _, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{Seed: uint64(i), LogInterval: 100}); err != nil {
 			b.Fatal(err)
 		}
 	}

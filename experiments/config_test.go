@@ -1,12 +1,17 @@
 package experiments
 
 import (
+	"context"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/internal/sharedpath"
 )
 
@@ -49,12 +54,12 @@ func fakeAssets(t *testing.T) string {
 
 func TestParseConfig(t *testing.T) {
 	assets := fakeAssets(t)
-	c, err := ParseConfig([]byte(baseConfig), "exp/test.yaml", assets)
+	c, err := parseConfig([]byte(baseConfig), "exp/test.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Name != "test" || c.Mode != "replay" || c.Data.Path != filepath.Join(assets, "cifar10/x.bin") || c.Data.Limit != 10 ||
-		c.SUT.InputWidth != 224 || c.SUT.InputHeight != 224 || c.SUT.Mean != imagenetMean || c.SUT.Std != imagenetStd ||
+		c.SUT.InputWidth != 224 || c.SUT.InputHeight != 224 || c.SUT.Mean != [3]float64{0.485, 0.456, 0.406} || c.SUT.Std != [3]float64{0.229, 0.224, 0.225} ||
 		c.Features.Kind != "none" || len(c.Scenario.Variants()) != 59 || len(c.Agents) != 2 || c.Agents[1].ID != "cover-linear" ||
 		c.Agents[1].Options["hidden"] != "0" || !slices.Equal(c.Seeds, []uint64{1, 2, 3}) || c.Passes != 1 || c.LogInterval != 5 ||
 		c.Timing || c.Output != filepath.Join("results", "test") || c.Cache != filepath.Join(".cache", "amt") {
@@ -70,12 +75,12 @@ func TestParseConfig(t *testing.T) {
 		"seeds: 1-3", "seeds: [4, 2]",
 		"path: cifar10/x.bin", "path: local.bin",
 		"mode: replay", "mode: online").Replace(baseConfig)
-	c, err = ParseConfig([]byte(doc), filepath.Join(dir, "c.yaml"), assets)
+	c, err = parseConfig([]byte(doc), filepath.Join(dir, "c.yaml"), assets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := c.Scenario.Variants()
-	if len(v) != 1+6+1 || v[1].Key() != "rotation:-30" || c.Scenario.Arms[2].Name != "shear:20" || c.Scenario.Arms[2].Reward != HalvingReward(20) ||
+	if len(v) != 1+6+1 || v[1].Key() != "rotation:-30" || c.Scenario.Arms[2].Name != "shear:20" || c.Scenario.MainReward(2) != 1250 || c.Scenario.Objective.Name != "halving" ||
 		!slices.Equal(c.Seeds, []uint64{4, 2}) || c.Data.Path != filepath.Join(dir, "local.bin") || !c.Timing {
 		t.Fatalf("parsed %+v", c)
 	}
@@ -90,15 +95,15 @@ func TestConfigErrors(t *testing.T) {
 		{"missing", "seeds: 1-3\n", "", `exp/test.yaml:1:1: seeds: missing required key`},
 		{"missing nested", "  model: models/m.onnx\n", "", `exp/test.yaml:8:1: sut.model: missing required key`},
 		{"unknown agent", "  - cover\n", "  - covr\n", `exp/test.yaml:15:5: agents[0].name: unknown agent "covr" (known: random, cover,`},
-		{"unknown option", "hidden: 0", "hiden: 0", `exp/test.yaml:16:5: agents[1].options: agent cover: unknown option "hiden"`},
-		{"bad option", "hidden: 0", "hidden: many", `agents[1].options: agent cover: option hidden="many"`},
+		{"unknown option", "hidden: 0", "hiden: 0", `exp/test.yaml:19:7: agents[1].options.hiden: agent cover has no option "hiden"; did you mean "hidden"? (its options: epsilon, estimator, hidden,`},
+		{"bad option", "hidden: 0", "hidden: many", `exp/test.yaml:19:15: agents[1].options.hidden: agent cover: option hidden="many": want an integer in [0, 1024]`},
 		{"duplicate id", "    id: cover-linear\n", "", `agents[1]: agent id "cover" used twice`},
 		{"missing model", "models/m.onnx", "models/nope.onnx", `exp/test.yaml:9:10: sut.model: file "models/nope.onnx" not found (looked at exp/models/nope.onnx, ` + assets},
 		{"bad size", "input_size: 224", "input_size: big", `exp/test.yaml:10:15: sut.input_size: want a positive integer or [width, height], got "big"`},
 		{"bad mode", "mode: replay", "mode: offline", `exp/test.yaml:3:7: mode: "offline" is not one of online, replay`},
 		{"bad limit", "limit: 10", "limit: -2", `exp/test.yaml:7:10: data.limit: "-2" is not an integer in [0,`},
 		{"bad seeds", "seeds: 1-3", "seeds: 3-1", `exp/test.yaml:20:8: seeds: seeds "3-1": "3-1" is not a seed or an ascending range`},
-		{"bad action set", "action_set: hierarchical", "action_set: rotations", `exp/test.yaml:13:13: action_set: mr: unknown action set "rotations"`},
+		{"bad action set", "action_set: hierarchical", "action_set: rotations", `exp/test.yaml:13:13: action_set: mr: unknown scenario "rotations"`},
 		{"features model", "kind: none", "kind: model", `features.model: missing required key (features.kind is model)`},
 		{"detection without coco", "case_study: classification", "case_study: detection", `data.format: "cifar10": a detection experiment needs ground-truth boxes`},
 		{"std", "  input_size: 224\n", "  input_size: 224\n  std: [1, 0, 1]\n", `sut.std: "0" is not a positive number`},
@@ -110,15 +115,15 @@ func TestConfigErrors(t *testing.T) {
 		if doc == baseConfig {
 			t.Fatalf("%s: replacement did not apply", tc.name)
 		}
-		_, err := ParseConfig([]byte(doc), "exp/test.yaml", assets)
+		_, err := parseConfig([]byte(doc), "exp/test.yaml", assets)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v\nwant an error containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := ParseConfig([]byte(baseConfig+"---\nname: two\n"), "two.yaml", assets); err == nil || !strings.Contains(err.Error(), "two.yaml:22: a second YAML document") {
+	if _, err := parseConfig([]byte(baseConfig+"---\nname: two\n"), "two.yaml", assets); err == nil || !strings.Contains(err.Error(), "two.yaml:22: a second YAML document") {
 		t.Errorf("two documents: %v", err)
 	}
-	if _, err := ParseConfig([]byte("name: [unclosed"), "bad.yaml", assets); err == nil || !strings.Contains(err.Error(), "bad.yaml") {
+	if _, err := parseConfig([]byte("name: [unclosed"), "bad.yaml", assets); err == nil || !strings.Contains(err.Error(), "bad.yaml") {
 		t.Errorf("syntax error: %v", err)
 	}
 }
@@ -128,32 +133,172 @@ func TestPrepareChecksModel(t *testing.T) {
 	assets := sharedpath.ForTest(t, "assets")
 	doc := strings.NewReplacer("path: cifar10/x.bin", "path: cifar10/test_batch_first1017.bin",
 		"models/m.onnx", "models/cifar10_squeezenet1_1.onnx", "input_size: 224", "input_size: 32").Replace(baseConfig)
-	cfg, err := ParseConfig([]byte(doc), "exp/test.yaml", assets)
+	cfg, err := parseConfig([]byte(doc), "exp/test.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Prepare(cfg)
+	_, err = Prepare(context.Background(), cfg)
 	want := "exp/test.yaml:10:15: sut.input_size: the model cifar10_squeezenet1_1.onnx takes 224×224 (width×height) images, but the config says 32×32"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	cfg.Data.Limit = 2000
 	cfg.SUT.InputWidth, cfg.SUT.InputHeight = 224, 224
-	if _, err = Prepare(cfg); err == nil || !strings.Contains(err.Error(), "data.limit: 2000 is more than the 1017 images") {
+	if _, err = Prepare(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "data.limit: 2000 is more than the 1017 images") {
 		t.Fatalf("limit: %v", err)
+	}
+	// Cancelled, it stops (while hashing the inputs).
+	cfg.Data.Limit = 10
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err = Prepare(ctx, cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
 	}
 }
 
 func TestParseSeeds(t *testing.T) {
-	for in, want := range map[string][]uint64{"1-3": {1, 2, 3}, "5": {5}, "1-2, 7": {1, 2, 7}} {
+	for in, want := range map[string][]uint64{
+		"1-3": {1, 2, 3}, "5": {5}, "1-2, 7": {1, 2, 7}, "7,1-2": {7, 1, 2},
+		"18446744073709551615":                      {math.MaxUint64},
+		"18446744073709551614-18446744073709551615": {math.MaxUint64 - 1, math.MaxUint64},
+		"0": {0},
+	} {
 		got, err := ParseSeeds(in)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("%q: %v %v", in, got, err)
 		}
 	}
-	for _, in := range []string{"", "a", "3-1", "1,1", "-1"} {
-		if _, err := ParseSeeds(in); err == nil {
-			t.Errorf("%q: no error", in)
+	for in, want := range map[string]string{
+		"":                        `"" is not a seed`,
+		"a":                       `"a" is not a seed`,
+		"3-1":                     `"3-1" is not a seed or an ascending range`,
+		"1,1":                     "seed 1 given twice",
+		"1-5,9,3-4":               "seed 3 given twice",
+		"-1":                      `"-1" is not a seed`,
+		"18446744073709551616":    `"18446744073709551616" is not a seed`,
+		"1-1000001":               "more than 1000000 seeds",
+		"0-18446744073709551615":  "more than 1000000 seeds",
+		"1-600000,700000-1300000": "more than 1000000 seeds",
+	} {
+		if _, err := ParseSeeds(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error containing %q", in, err, want)
+		}
+	}
+	// The limit itself is accepted, in linear time (a quadratic duplicate
+	// check would take minutes here).
+	got, err := ParseSeeds("1-500000,500001-1000000")
+	if err != nil || len(got) != maxSeeds || got[maxSeeds-1] != maxSeeds {
+		t.Fatalf("the limit: %d seeds, %v", len(got), err)
+	}
+}
+
+// An agent is a name, a name with its options, or a mapping of name, id
+// and options.
+func TestAgentForms(t *testing.T) {
+	assets := fakeAssets(t)
+	agents := func(yaml string) string {
+		i := strings.Index(baseConfig, "agents:\n")
+		j := strings.Index(baseConfig, "seeds:")
+		return baseConfig[:i] + "agents:\n" + yaml + baseConfig[j:]
+	}
+	c, err := parseConfig([]byte(agents("  - cover: {hidden: 0, psi: 2}\n  - random:\n  - linucb: {}\n  - {name: cover, id: c2}\n")), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AgentSpec{
+		{ID: "cover", Name: "cover", Options: bandit.Options{"hidden": "0", "psi": "2"}},
+		{ID: "random", Name: "random"},
+		{ID: "linucb", Name: "linucb", Options: bandit.Options{}},
+		{ID: "c2", Name: "cover"},
+	}
+	if !reflect.DeepEqual(c.Agents, want) {
+		t.Fatalf("agents %+v\nwant %+v", c.Agents, want)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"  - cover: {hiden: 0}\n", `exp/test.yaml:15:13: agents[0].options.hiden: agent cover has no option "hiden"; did you mean "hidden"?`},
+		{"  - cover: {hidden: -1}\n", `exp/test.yaml:15:21: agents[0].options.hidden: agent cover: option hidden="-1": want an integer in [0, 1024]`},
+		{"  - covr: {hidden: 0}\n", `exp/test.yaml:15:5: agents[0].name: unknown agent "covr" (known: random, cover,`},
+		{"  - cover: 3\n", `exp/test.yaml:15:12: agents[0].options: want a mapping of option: value, got "3"`},
+		{"  - nme: cover\n", `exp/test.yaml:15:5: agents[0].nme: unknown key; did you mean "name"?`},
+		{"  - cover: {hidden: 0}\n  - cover\n", `exp/test.yaml:16:5: agents[1]: agent id "cover" used twice`},
+		{"  - cover: {hidden: [1]}\n", `agents[0].options.hidden: want a single value, got a list`},
+		{"  - {name: cover, id: a/b}\n", `agents[0].id: "a/b" must not be empty or contain slashes or spaces`},
+	} {
+		_, err := parseConfig([]byte(agents(tc.yaml)), "exp/test.yaml", assets)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v\nwant an error containing %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// Configuration errors are *ConfigError values; documents that are empty,
+// not YAML or not a mapping say so with the position.
+func TestConfigErrorType(t *testing.T) {
+	assets := fakeAssets(t)
+	for _, tc := range []struct{ doc, want string }{
+		{"", "e.yaml: empty configuration; want a mapping of keys (amt config -ref lists them)"},
+		{"# only a comment\n", "e.yaml: empty configuration"},
+		{"name: a\nmode: [online\n", "e.yaml:1: did not find expected ',' or ']'"},
+		{"- a\n", "e.yaml:1:1: top level: want a mapping of keys, got a list"},
+		{"7\n", `e.yaml:1:1: top level: want a mapping of keys, got "7"`},
+		{"name: a\ncase_study: classification\nmode: replay\ndata:\n", `e.yaml:4:6: data: want a mapping of keys, got nothing`},
+	} {
+		_, err := parseConfig([]byte(tc.doc), "e.yaml", assets)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v\nwant a ConfigError containing %q", tc.doc, err, tc.want)
+		}
+	}
+	_, err := parseConfig([]byte(strings.Replace(baseConfig, "limit: 10", "limit: -2", 1)), "exp/test.yaml", assets)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.File != "exp/test.yaml" || ce.Line != 7 || ce.Column != 10 || ce.Key != "data.limit" || ce.Err == nil {
+		t.Fatalf("%#v", err)
+	}
+	if _, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml"), assets); err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	os.WriteFile(big, []byte(baseConfig+"# "+strings.Repeat("x", maxConfigSize)+"\n"), 0o644)
+	if _, err := LoadConfig(big, assets); err == nil || !strings.Contains(err.Error(), "big.yaml: more than 1048576 bytes") {
+		t.Errorf("big file: %v", err)
+	}
+}
+
+// The examples of the reference parse.
+func TestConfigReferenceExamples(t *testing.T) {
+	assets := fakeAssets(t)
+	ref := ConfigReference()
+	var blocks []string
+	for rest := ref; ; {
+		i := strings.Index(rest, "```yaml\n")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("```yaml\n"):]
+		j := strings.Index(rest, "```")
+		blocks = append(blocks, rest[:j])
+		rest = rest[j+3:]
+	}
+	if len(blocks) != 2 {
+		t.Fatalf("%d YAML examples in the reference", len(blocks))
+	}
+	for _, b := range blocks {
+		doc := baseConfig
+		for _, key := range []string{"agents", "action_set"} {
+			if strings.HasPrefix(b, key+":") {
+				i := strings.Index(doc, key+":")
+				j := i + strings.Index(doc[i:], "\n")
+				for doc[j+1] == ' ' { // the key's indented lines
+					j += 1 + strings.Index(doc[j+1:], "\n")
+				}
+				doc = doc[:i] + b + doc[j+1:]
+			}
+		}
+		if doc == baseConfig {
+			t.Fatalf("example %q replaces no key", b)
+		}
+		if _, err := parseConfig([]byte(doc), "exp/test.yaml", assets); err != nil {
+			t.Errorf("example:\n%s: %v", b, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestShippedConfigsPrepare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Prepare(c); err != nil {
+		if _, err := Prepare(context.Background(), c); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 	"github.com/amt-dev/amt/sut"
 )
 
@@ -117,15 +118,15 @@ func (d fakeDetector) Detect(img rgb.Image) ([]sut.Detection, error) {
 	return out, nil
 }
 
-func mrRelations(t *testing.T, sc Scenario) map[string]Relation {
+func mrRelations(t *testing.T, sc scenario.Scenario) map[string]relation {
 	t.Helper()
-	m := map[string]Relation{}
+	m := map[string]relation{}
 	for _, v := range sc.Variants() {
-		p := v.Degrees
+		p := v.Value
 		if math.IsNaN(p) {
 			p = 0
 		}
-		r, err := mr.New(v.MR, p)
+		r, err := mr.New(v.Action, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,18 +145,17 @@ func openSynth(t *testing.T, extra string) *data.COCO {
 	return c
 }
 
-func sweepDetection(t *testing.T, ctx context.Context, c *data.COCO, sc Scenario, cache string, det fakeDetector) (*Table, error) {
+func sweepDetection(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector) (*Table, error) {
 	return sweepDetectionN(t, ctx, c, sc, cache, det, 2)
 }
 
-func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc Scenario, cache string, det fakeDetector, workers int) (*Table, error) {
+func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector, workers int) (*Table, error) {
 	t.Helper()
-	return Sweep(ctx, SweepConfig{
-		Source: data.Images{Source: c}, Cases: c, Variants: sc.Variants(), Relations: mrRelations(t, sc),
-		NewDetector:  func() (Detector, error) { return det, nil },
-		Oracle:       sut.DetectionOracle{Threshold: 0.05},
-		NewExtractor: func() (Extractor, error) { return fakeExtractor{}, nil },
-		CacheDir:     cache, VerdictKey: "det", FeatureKey: "f", Workers: workers,
+	study := &detectionStudy{cases: c, oracle: sut.DetectionOracle{Threshold: 0.05}, newDetector: func() (detector, error) { return det, nil }}
+	return sweep(ctx, sweepConfig{
+		study: study, source: data.Images{Source: c}, variants: sc.Variants(), relations: mrRelations(t, sc),
+		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
+		cacheDir:     cache, verdictKey: "det", featureKey: "f", workers: workers,
 	})
 }
 
@@ -174,8 +174,12 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tab.Detection || !reflect.DeepEqual(tab.IDs, []int64{11, 22, 33}) {
-		t.Fatalf("table: detection %v, ids %v", tab.Detection, tab.IDs)
+	var ids []int64
+	for _, j := range tab.judged {
+		ids = append(ids, j.id())
+	}
+	if tab.study.name() != studyDetection || !reflect.DeepEqual(ids, []int64{11, 22, 33}) {
+		t.Fatalf("table: case study %s, ids %v", tab.study.name(), ids)
 	}
 	for _, name := range []string{"hierarchical", "rotation"} {
 		t.Run(name, func(t *testing.T) {
@@ -207,13 +211,13 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 				t.Fatal(err)
 			}
 			var calls atomic.Int64
-			online, err := NewDetectionEnv(c, fakeExtractor{}, Detection{Detector: fakeDetector{calls: &calls}, Oracle: sut.DetectionOracle{Threshold: 0.05}}, mrRelations(t, sc), sc)
+			online, err := newDetectionEnv(c, fakeExtractor{}, detection{detector: fakeDetector{calls: &calls}, oracle: sut.DetectionOracle{Threshold: 0.05}}, mrRelations(t, sc), sc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := func(env Env) ([]Step, RunResult) {
+			run := func(env Env) ([]Step, runResult) {
 				var steps []Step
-				res, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{
+				res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{
 					AgentName: "fake", Seed: 7, Passes: 4, LogInterval: 5, Trace: func(s Step) { steps = append(steps, s) }})
 				if err != nil {
 					t.Fatal(err)
@@ -263,12 +267,12 @@ func TestDetectionSweepResumeAndCSV(t *testing.T) {
 	if n := calls.Load(); n != 2*60 {
 		t.Errorf("resumed sweep made %d detector calls, want 120 (images 1 and 2)", n)
 	}
-	if !detTablesEqual(got, full) {
+	if !tablesEqual(t, got, full) {
 		t.Fatal("resumed detection sweep differs from an uninterrupted one")
 	}
 	calls.Store(0)
 	again, err := sweepDetection(t, context.Background(), c, sc, cache, fakeDetector{calls: &calls})
-	if err != nil || calls.Load() != 0 || !detTablesEqual(again, full) {
+	if err != nil || calls.Load() != 0 || !tablesEqual(t, again, full) {
 		t.Fatalf("cached sweep: err %v, %d calls", err, calls.Load())
 	}
 
@@ -289,28 +293,13 @@ func TestDetectionSweepResumeAndCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := full.ExportVerdicts(sc.Variants())
+	want, _ := full.exportVerdicts(sc.Variants())
 	for k := range rows {
 		w, g := want[k], rows[k]
 		if g.Image != w.Image || g.ParamKey() != w.ParamKey() || g.MapOriginal != w.MapOriginal || g.MapTransformed != w.MapTransformed || g.Violation != w.Violation {
 			t.Fatalf("row %d: read %+v, wrote %+v", k, g, w)
 		}
 	}
-}
-
-// detTablesEqual compares two tables (Variants hold NaN degrees, which
-// reflect.DeepEqual never finds equal; they are compared by key).
-func detTablesEqual(a, b *Table) bool {
-	ka, kb := make([]string, len(a.Variants)), make([]string, len(b.Variants))
-	for i, v := range a.Variants {
-		ka[i] = v.Key()
-	}
-	for i, v := range b.Variants {
-		kb[i] = v.Key()
-	}
-	x, y := *a, *b
-	x.Variants, y.Variants = nil, nil
-	return reflect.DeepEqual(ka, kb) && reflect.DeepEqual(x, y)
 }
 
 // Bad detection data sets fail before any work with a clear error.
@@ -322,11 +311,11 @@ func TestDetectionBadData(t *testing.T) {
 	os.MkdirAll(filepath.Join(assets, "models"), 0o755)
 	os.WriteFile(filepath.Join(assets, "models", "d.onnx"), []byte("x"), 0o644)
 	doc := strings.NewReplacer("COCOPATH", p).Replace(detConfig)
-	cfg, err := ParseConfig([]byte(doc), "exp/det.yaml", assets)
+	cfg, err := parseConfig([]byte(doc), "exp/det.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Prepare(cfg)
+	_, err = Prepare(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "data.path") || !strings.Contains(err.Error(), "unknown category_id 99") {
 		t.Fatalf("unknown category: %v", err)
 	}
@@ -353,7 +342,7 @@ func TestDetectionConfig(t *testing.T) {
 	os.MkdirAll(filepath.Join(assets, "coco"), 0o755)
 	os.WriteFile(filepath.Join(assets, "coco", "i.json"), []byte("{}"), 0o644)
 	base := strings.Replace(detConfig, "COCOPATH", "coco/i.json", 1)
-	c, err := ParseConfig([]byte(base), "exp/det.yaml", assets)
+	c, err := parseConfig([]byte(base), "exp/det.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +350,7 @@ func TestDetectionConfig(t *testing.T) {
 	if c.SUT.Detection != want || c.SUT.InputWidth != 416 || c.SUT.InputHeight != 416 || c.CaseStudy != "detection" {
 		t.Fatalf("defaults: %+v", c.SUT)
 	}
-	c, err = ParseConfig([]byte(strings.Replace(base, "  model: models/d.onnx\n",
+	c, err = parseConfig([]byte(strings.Replace(base, "  model: models/d.onnx\n",
 		"  model: models/d.onnx\n  input_size: 320\n  score_threshold: 0.25\n  nms_iou: 0.5\n  max_detections: 50\n  threshold: 0.1\n", 1)), "exp/det.yaml", assets)
 	if err != nil {
 		t.Fatal(err)
@@ -375,8 +364,7 @@ func TestDetectionConfig(t *testing.T) {
 		{"bad iou", "  model: models/d.onnx\n", "  model: models/d.onnx\n  nms_iou: 2\n", `sut.nms_iou: "2" is not a number in [0, 1]`},
 		{"bad top", "  model: models/d.onnx\n", "  model: models/d.onnx\n  max_detections: 0\n", `sut.max_detections: "0" is not an integer in [1,`},
 		{"not square", "  model: models/d.onnx\n", "  model: models/d.onnx\n  input_size: [416, 320]\n", `sut.input_size: a detector takes a square letterboxed input; got 416×320`},
-		{"mean", "  model: models/d.onnx\n", "  model: models/d.onnx\n  mean: [0, 0, 0]\n", `sut.mean: unknown key`},
-		{"mean explained", "  model: models/d.onnx\n", "  model: models/d.onnx\n  mean: [0, 0, 0]\n", `applies to classification only`},
+		{"mean", "  model: models/d.onnx\n", "  model: models/d.onnx\n  mean: [0, 0, 0]\n", `exp/det.yaml:9:3: sut.mean: applies to case_study classification only; this is a detection experiment`},
 		{"detector key in classification", "case_study: detection", "case_study: classification", `sut.input_size: missing required key`},
 		{"not coco", "format: coco\n  path: coco/i.json", "format: cifar10\n  path: cifar10/x.bin", `data.format: "cifar10": a detection experiment needs ground-truth boxes, i.e. format coco`},
 	} {
@@ -384,7 +372,7 @@ func TestDetectionConfig(t *testing.T) {
 		if doc == base {
 			t.Fatalf("%s: replacement did not apply", tc.name)
 		}
-		_, err := ParseConfig([]byte(doc), "exp/det.yaml", assets)
+		_, err := parseConfig([]byte(doc), "exp/det.yaml", assets)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v\nwant an error containing %q", tc.name, err, tc.want)
 		}
@@ -392,18 +380,21 @@ func TestDetectionConfig(t *testing.T) {
 	// Classification keys given to a classification SUT are still fine,
 	// detection keys are not.
 	doc := strings.Replace(baseConfig, "  input_size: 224\n", "  input_size: 224\n  threshold: 0.05\n", 1)
-	if _, err := ParseConfig([]byte(doc), "exp/test.yaml", assets); err == nil || !strings.Contains(err.Error(), "sut.threshold: unknown key") {
+	if _, err := parseConfig([]byte(doc), "exp/test.yaml", assets); err == nil || !strings.Contains(err.Error(), "sut.threshold: applies to case_study detection only") {
 		t.Errorf("threshold in a classification config: %v", err)
 	}
 }
 
 // The detection cache line round-trips exactly (float64 APs).
 func TestDetectionLineJSON(t *testing.T) {
-	l := detectionLine{Image: 3, ID: 139, Map: 0.07297689768976896, Maps: []float64{-1, 0.1 + 0.2, 1}}
+	l := &detectionJudgement{Image: 3, ID: 139, Map: 0.07297689768976896, Maps: []float64{-1, 0.1 + 0.2, 1}}
 	b, _ := json.Marshal(l)
-	var got detectionLine
-	if err := strictJSON(b, &got); err != nil || !reflect.DeepEqual(got, l) {
+	got, err := (&detectionStudy{}).decode(b)
+	if err != nil || !reflect.DeepEqual(got, l) {
 		t.Fatalf("%s → %+v, %v", b, got, err)
+	}
+	if string(b) != `{"image":3,"id":139,"map":0.07297689768976896,"maps":[-1,0.3,1]}` {
+		t.Errorf("cache line %s", b)
 	}
 }
 
@@ -417,11 +408,11 @@ func TestDetectionPrepareRejectsClassifier(t *testing.T) {
 		{"  input_size: 224\n", "sut.model: cifar10_squeezenet1_1.onnx looks like a classifier (its first output"},
 	} {
 		doc := strings.Replace(base, "features:", tc.size+"features:", 1)
-		cfg, err := ParseConfig([]byte(doc), "exp/det.yaml", assets)
+		cfg, err := parseConfig([]byte(doc), "exp/det.yaml", assets)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Prepare(cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Prepare(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v\nwant an error containing %q", err, tc.want)
 		}
 	}
@@ -468,7 +459,7 @@ func TestDetectionGolden22192(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := Detection{Detector: det, Oracle: sut.DetectionOracle{Threshold: 0.05}}
+	d := detection{detector: det, oracle: sut.DetectionOracle{Threshold: 0.05}}
 	src, err := det.Detect(img)
 	if err != nil {
 		t.Fatal(err)

@@ -5,16 +5,26 @@
 //
 // # The loop
 //
-// RunLoop draws the source cases of one run in a seeded order (each pass
-// visits every case once; see Order), asks an Env for the case's context
-// features, lets an Agent choose a follow-up (a main arm and, for a
-// hierarchical arm, a parameter), asks the Env for the verdict, updates
-// the agent and records cumulative counts. The Env is either an OnlineEnv,
-// which transforms the image and runs the classifier on source and
-// follow-up (violation iff their top-1 classes differ), or a ReplayEnv,
-// which looks the verdict up in a sweep's table. Both answer identically,
-// so a replay run makes exactly the choices an online run makes with the
-// same seed.
+// The loop (loop.go, run by RunSeeds) draws the source cases of one run in
+// a seeded order (each pass visits every case once), asks an Env for the
+// case's context features, lets an Agent choose a follow-up (a main arm
+// and, for a hierarchical arm, a parameter), asks the Env for the verdict,
+// updates the agent and records cumulative counts. The Env is either the
+// case study's online Env, which transforms the image and runs the system
+// under test on source and follow-up (classification: violation iff their
+// top-1 classes differ), or a ReplayEnv, which looks the verdict up in a
+// sweep's table. Both answer identically, so a replay run makes exactly
+// the choices an online run makes with the same seed.
+//
+// # Case studies
+//
+// What differs between image classification (classification.go) and
+// object detection (detection.go) sits behind one small interface,
+// caseStudy (casestudy.go): the verdict cache's kind and key, a sweep
+// worker's judge (the SUT's answers on an image and its follow-ups, one
+// cache line), how a cached judgement reads as verdict rows, and the
+// online Env. Prepare picks the configured one from the caseStudies
+// table; the sweep, the table, the replay and the loop are common.
 //
 // Randomness is explicit: the image order and the agent's draws come from
 // PCG generators seeded with the run's seed on separate streams, and the
@@ -33,9 +43,9 @@
 // (0.05; sut.DetectionOracle). Images without annotations score −1 on both
 // sides and always pass. The outcome scores are the two APs, so summaries
 // hold the mean mAP on unmodified and modified images (Table 2).
-// DetectionEnv is the online env (source detections computed once per
-// image); the sweep stores per-image APs (not verdicts) and applies the
-// threshold when it loads them. Inside the loop, the replay env and the
+// Its online env computes the source detections once per image; the sweep
+// stores per-image APs (not verdicts) and the threshold is applied when the
+// table is read. Inside the loop, the replay env and the
 // cache an image is its position in the data set; exported detection
 // tables (sweep.csv, amt sweep -csv) name it by its COCO image id in the
 // image_id column, and amt replay numbers those ids by first appearance,
@@ -47,7 +57,15 @@
 //
 // # Result files
 //
-// RunSeeds writes, per agent, into results/<experiment>/<agent id>/:
+// Their names and content are package record's (the contract with the
+// plots). Experiment.Sweep and Experiment.Run first write
+// results/<experiment>/run.json (record.Meta: case study, mode, the SUT,
+// feature model and data with their sha256, the image count, the scenario
+// with its arms, variant keys, objective and parameter units, the agents,
+// seeds, passes, iterations and amt's version), so that readers learn what
+// ran without parsing the configuration; Run also copies the configuration
+// to config.yaml. RunSeeds writes, per agent, into
+// results/<experiment>/<agent id>/:
 //
 //   - seed-<n>.jsonl: the run's progress log (record.LogLine, cumulative
 //     counts every log interval and after the last iteration), written when
@@ -67,18 +85,20 @@
 //
 // # The sweep and its cache
 //
-// Sweep runs every follow-up of every image through the classifier in one
-// batch per image (source + follow-ups) or the detector (one image at a
-// time, the source once), on all cores with one model clone per worker, and extracts every image's context features. It caches the
-// verdicts under <cache>/verdicts-<hash> and the features under
-// <cache>/features-<hash>; the hashes cover the content (sha256) of the
-// model, the data file and the feature model and every setting the results
-// depend on, so a feature ablation reuses the verdicts. Finished images are
-// appended as JSON lines to per-process part files as they complete, so an
-// interrupted sweep (Ctrl-C, kill) loses only the images in flight;
-// rerunning computes only the missing images, and a complete table is
-// consolidated into table.jsonl. A limited sweep (data.limit) reads and
-// extends the cache of the whole data set.
+// The sweep (sweep.go) runs every follow-up of every image through the
+// classifier in one batch per image (source + follow-ups) or the detector
+// (one image at a time, the source once), on all cores with one model clone
+// per worker, and extracts every image's context features. It caches the
+// judgements under <cache>/verdicts-<hash> and the features under
+// <cache>/features-<hash> (the file layer is sweepcache.go); the hashes
+// cover the content (sha256) of the model, the data file and the feature
+// model and every setting the results depend on, so a feature ablation
+// reuses the verdicts. Finished images are appended as JSON lines to
+// per-process checkpoint files as they complete, so an interrupted sweep
+// (Ctrl-C, kill) loses only the images in flight; rerunning computes only
+// the missing images, and a complete table is consolidated into
+// table.jsonl. A limited sweep (data.limit) reads and extends the cache of
+// the whole data set.
 //
 // Experiment.Sweep also writes the configured scenario's rows as
 // results/<experiment>/sweep.csv (the exhaustive baseline), and amt sweep
@@ -87,12 +107,18 @@
 //
 // # Configurations
 //
-// LoadConfig reads an experiment YAML file strictly: unknown keys (with a
-// suggestion), missing keys, values of the wrong type or out of range,
-// unknown agents or agent options, unknown relations and missing files are
-// errors naming the file, the line and the key. Prepare then opens the
-// data, loads the models and checks the classifier's input size, all before
-// any long work. The configurations shipped beside this file reproduce the
+// LoadConfig reads an experiment YAML file strictly against the schema
+// (schema.go: one entry per key with its type, default, range, case study
+// and meaning; the parser, the reference and the tests all derive from it).
+// Unknown keys (with a suggestion), missing keys, values of the wrong type
+// or out of range, unknown agents or agent options, unknown relations and
+// missing files are *ConfigError values naming the file, the line, the
+// column and the key. The reference of every key, agent option, built-in
+// scenario and relation is CONFIG.md beside this file, generated by
+// ConfigReference (amt config -ref). action_set names one of package mr's
+// built-in scenarios or defines one, which package mr checks against its
+// registry. Prepare then opens the data, loads the models and checks the
+// SUT's input size, all before any long work. The configurations shipped beside this file reproduce the
 // paper's research questions and hold the comparison and ablation studies;
 // own-model.yaml shows how to test one's own classifier on one's own images.
 package experiments

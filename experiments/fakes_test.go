@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // fakeSource yields n small seeded random images labelled i%3.
@@ -44,8 +45,8 @@ func (r fakeRelation) Apply(src rgb.Image) rgb.Image {
 	return out
 }
 
-func fakeRelations(sc Scenario) map[string]Relation {
-	m := map[string]Relation{}
+func fakeRelations(sc scenario.Scenario) map[string]relation {
+	m := map[string]relation{}
 	for _, v := range sc.Variants() {
 		h := fnv.New32a()
 		h.Write([]byte(v.Key()))
@@ -79,6 +80,12 @@ func (c fakeClassifier) Classify(imgs []rgb.Image) ([]int, error) {
 	return out, nil
 }
 
+// fakeStudy is the classification case study over src with classifiers
+// from newClassifier.
+func fakeStudy(src source, newClassifier func() (classifier, error)) caseStudy {
+	return &classificationStudy{src: src, newClassifier: newClassifier}
+}
+
 // fakeExtractor: 3 features, the mean of each channel in [0,1].
 type fakeExtractor struct{}
 
@@ -103,11 +110,11 @@ func (fakeExtractor) Extract(imgs []rgb.Image) ([][]float32, error) {
 // uniformly; its choices depend on the rng, the context and every update,
 // so any divergence between two environments shows up in the trace.
 type fakeAgent struct {
-	sc   Scenario
+	sc   scenario.Scenario
 	viol []float64
 }
 
-func newFakeAgent(sc Scenario) *fakeAgent {
+func newFakeAgent(sc scenario.Scenario) *fakeAgent {
 	return &fakeAgent{sc: sc, viol: make([]float64, len(sc.Arms))}
 }
 
@@ -131,8 +138,8 @@ func (a *fakeAgent) Choose(ctx []float32, rng *rand.Rand) (Choice, error) {
 		u -= w[i]
 	}
 	p := -1
-	if g := a.sc.Arms[arm].Grid; len(g) > 0 {
-		p = rng.IntN(len(g))
+	if a.sc.Arms[arm].Hierarchical() {
+		p = rng.IntN(len(a.sc.Arms[arm].Values))
 	}
 	return Choice{Arm: arm, Param: p}, nil
 }

@@ -23,18 +23,18 @@ func (constExtractor) Extract(imgs []rgb.Image) ([][]float32, error) {
 // newExtractorFactory returns a constructor of the configured feature
 // extractor (one per goroutine); it builds one right away so that a bad
 // model fails before any long work.
-func newExtractorFactory(cfg *Config) (func() (Extractor, error), error) {
+func newExtractorFactory(cfg *Config) (func() (extractor, error), error) {
 	switch cfg.Features.Kind {
 	case "none":
-		return func() (Extractor, error) { return constExtractor{}, nil }, nil
+		return func() (extractor, error) { return constExtractor{}, nil }, nil
 	case "phash":
-		return func() (Extractor, error) { return features.PHash{}, nil }, nil
+		return func() (extractor, error) { return features.PHash{}, nil }, nil
 	case "model":
 		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{})
 		if err != nil {
-			return nil, cfg.errAt("features.model", "%v", err)
+			return nil, cfg.errAt("features.model", "%w", err)
 		}
-		return func() (Extractor, error) { return m.Clone(), nil }, nil
+		return func() (extractor, error) { return m.Clone(), nil }, nil
 	}
 	return nil, cfg.errAt("features.kind", "unknown kind %q", cfg.Features.Kind)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // The exhaustive table agrees with the reference pipeline (imgaug + Pillow +
@@ -43,11 +44,11 @@ seeds: 1
 output: %s
 cache: %s
 `, n, tc.model, tc.size, filepath.Join(dir, "out"), filepath.Join(dir, "cache"))
-			cfg, err := ParseConfig([]byte(doc), filepath.Join(dir, "golden.yaml"), assets)
+			cfg, err := parseConfig([]byte(doc), filepath.Join(dir, "golden.yaml"), assets)
 			if err != nil {
 				t.Fatal(err)
 			}
-			exp, err := Prepare(cfg)
+			exp, err := Prepare(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ cache: %s
 				tr, _ := strconv.Atoi(r[4])
 				mo, _ := strconv.ParseFloat(r[6], 64)
 				mt, _ := strconv.ParseFloat(r[7], 64)
-				key := r[0] + "/" + variantKey(r[1], parseParam(t, r[2]))
+				key := r[0] + "/" + scenario.Key(r[1], parseParam(t, r[2]))
 				want[key] = gold{o, tr, mo > 1e-3 && mt > 1e-3}
 			}
 			checked, skipped := 0, 0

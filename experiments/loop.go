@@ -10,6 +10,7 @@ import (
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // An Agent chooses follow-ups for source cases and learns from verdicts
@@ -31,10 +32,10 @@ type Choice struct {
 }
 
 // An Env answers the loop's two questions about a source case: its
-// context features and the verdict of one follow-up. OnlineEnv runs the
-// system under test; ReplayEnv looks the verdict up in a sweep's table.
-// Both give the same answers for the same data, which is what makes
-// replay runs faithful.
+// context features and the verdict of one follow-up. The online Envs of
+// the case studies run the system under test; ReplayEnv looks the verdict
+// up in a sweep's table. Both give the same answers for the same data,
+// which is what makes replay runs faithful.
 type Env interface {
 	// Len is the number of source cases; cases are 0..Len()-1.
 	Len() int
@@ -43,7 +44,7 @@ type Env interface {
 	// Context returns the context features of a case.
 	Context(ctx context.Context, image int) ([]float32, error)
 	// Evaluate returns the verdict of follow-up v of a case.
-	Evaluate(ctx context.Context, image int, v Variant) (Outcome, error)
+	Evaluate(ctx context.Context, image int, v scenario.Variant) (Outcome, error)
 }
 
 // Outcome is the verdict of one follow-up plus the SUT's scores on the
@@ -53,7 +54,7 @@ type Outcome struct {
 	OriginalScore, ModifiedScore float64
 }
 
-// Step is one iteration of a run, as reported to LoopOptions.Trace.
+// Step is one iteration of a run, as reported to SeedsOptions.Trace.
 type Step struct {
 	Iteration int // 1-based
 	Image     int
@@ -61,8 +62,8 @@ type Step struct {
 	Violated  bool
 }
 
-// LoopOptions configures one run of the loop.
-type LoopOptions struct {
+// loopOptions configures one run of the loop.
+type loopOptions struct {
 	AgentName string // written into logs and summaries
 	Seed      uint64
 	// Passes over the source cases (each pass uses every case once in an
@@ -77,22 +78,13 @@ type LoopOptions struct {
 	Trace func(Step)
 }
 
-// RunResult is the outcome of one run: its final counts, its progress log
+// runResult is the outcome of one run: its final counts, its progress log
 // and the measured mean times (which never enter the byte-compared files
 // unless timing is enabled).
-type RunResult struct {
+type runResult struct {
 	Run  record.Run
 	Log  []record.LogLine
-	Time Timing
-}
-
-// Timing holds a run's measured wall times.
-type Timing struct {
-	// MeanDecisionUS is the mean time of choose + update in microseconds.
-	MeanDecisionUS float64 `json:"mean_decision_us"`
-	// MeanIterationMS is the mean time of a whole iteration (context,
-	// choose, evaluate, update) in milliseconds.
-	MeanIterationMS float64 `json:"mean_iteration_ms"`
+	Time record.RunTiming
 }
 
 // streamChoice is the PCG sequence number of a run's agent draws, seeded
@@ -100,25 +92,25 @@ type Timing struct {
 // the two are independent of each other and of the agent's initialisation.
 const streamChoice = 0x63686f6963 // "choic"
 
-// Order returns the source-case order of a run: passes × n indices, each
+// imageOrder returns the source-case order of a run: passes × n indices, each
 // pass a permutation of 0..n-1, reshuffled for every pass, like the
 // original's np.random.shuffle of a refilled index list. It is
 // data.Passes(n, seed, true, 0, passes), whose shuffle is written out so
 // that orders stay byte-identical across Go releases.
-func Order(n int, seed uint64, passes int) []int {
+func imageOrder(n int, seed uint64, passes int) []int {
 	if passes <= 0 {
 		passes = 1
 	}
 	return data.Passes(n, seed, true, 0, passes)
 }
 
-// RunLoop runs the adaptive metamorphic testing loop (the paper's
+// runLoop runs the adaptive metamorphic testing loop (the paper's
 // Algorithm 1) for one agent and seed: for each source case in the seed's
 // order it gets the context, lets the agent choose a follow-up, evaluates
 // it, updates the agent and records cumulative counts. It stops with
 // ctx.Err() when ctx is cancelled.
-func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOptions) (RunResult, error) {
-	var res RunResult
+func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, opt loopOptions) (runResult, error) {
+	var res runResult
 	if env.Len() == 0 {
 		return res, errors.New("loop: no source cases")
 	}
@@ -126,7 +118,7 @@ func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOpt
 	if passes <= 0 {
 		passes = 1
 	}
-	order := Order(env.Len(), opt.Seed, passes)
+	order := imageOrder(env.Len(), opt.Seed, passes)
 	iters := len(order)
 	if opt.Iterations > 0 {
 		if opt.Iterations > iters {
@@ -146,7 +138,7 @@ func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOpt
 		run.Arms[a.Name] = record.Counts{}
 	}
 	for _, v := range sc.Variants() {
-		if !math.IsNaN(v.Degrees) {
+		if !math.IsNaN(v.Value) {
 			run.Params[v.Key()] = record.Counts{}
 		}
 	}
@@ -189,11 +181,11 @@ func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOpt
 		if out.Violated {
 			viol = 1
 			run.Violations++
-			totalReward += arm.Reward
+			totalReward += sc.MainReward(v.Arm)
 		}
 		run.Iterations++
 		run.Arms[arm.Name] = run.Arms[arm.Name].Add(record.Counts{Count: 1, Violations: viol})
-		if !math.IsNaN(v.Degrees) {
+		if !math.IsNaN(v.Value) {
 			run.Params[v.Key()] = run.Params[v.Key()].Add(record.Counts{Count: 1, Violations: viol})
 		}
 		run.OriginalScore += out.OriginalScore
@@ -207,7 +199,7 @@ func RunLoop(ctx context.Context, env Env, sc Scenario, agent Agent, opt LoopOpt
 	}
 	res.Run = run
 	n := float64(run.Iterations)
-	res.Time = Timing{
+	res.Time = record.RunTiming{
 		MeanDecisionUS:  float64(decision.Microseconds()) / n,
 		MeanIterationMS: float64(iteration.Microseconds()) / 1000 / n,
 	}

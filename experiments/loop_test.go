@@ -15,11 +15,13 @@ import (
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
 )
 
-func mustScenario(t *testing.T, name string) Scenario {
+func mustScenario(t *testing.T, name string) scenario.Scenario {
 	t.Helper()
-	sc, err := BuiltinScenario(name)
+	sc, err := mr.Builtin(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,25 +29,6 @@ func mustScenario(t *testing.T, name string) Scenario {
 		t.Fatal(err)
 	}
 	return sc
-}
-
-func TestBuiltinScenarios(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		arms, vars int
-	}{{"hierarchical", 7, 59}, {"basic", 9, 9}, {"rotation", 36, 36}, {"shear", 18, 18}} {
-		sc := mustScenario(t, tc.name)
-		if len(sc.Arms) != tc.arms || len(sc.Variants()) != tc.vars {
-			t.Errorf("%s: %d arms, %d variants; want %d, %d", tc.name, len(sc.Arms), len(sc.Variants()), tc.arms, tc.vars)
-		}
-	}
-	rot := mustScenario(t, "rotation")
-	if rot.Arms[0].Name != "rotation:-90" || rot.Arms[0].Reward != HalvingReward(90) || HalvingReward(5) != 10000 || HalvingReward(-10) != 5000 {
-		t.Errorf("rotation arm 0 = %+v", rot.Arms[0])
-	}
-	if _, err := BuiltinScenario("rotations"); err == nil || !strings.Contains(err.Error(), "hierarchical") {
-		t.Errorf("unknown scenario: %v", err)
-	}
 }
 
 // The hierarchical follow-ups must be in Tetraband order, the order of the
@@ -86,7 +69,7 @@ func parseParam(t *testing.T, s string) float64 {
 }
 
 func TestOrder(t *testing.T) {
-	o := Order(10, 7, 3)
+	o := imageOrder(10, 7, 3)
 	if len(o) != 30 {
 		t.Fatalf("len %d", len(o))
 	}
@@ -102,19 +85,19 @@ func TestOrder(t *testing.T) {
 	if slices.Equal(o[:10], o[10:20]) {
 		t.Error("passes are not reshuffled")
 	}
-	if !slices.Equal(o, Order(10, 7, 3)) || slices.Equal(o, Order(10, 8, 3)) {
+	if !slices.Equal(o, imageOrder(10, 7, 3)) || slices.Equal(o, imageOrder(10, 8, 3)) {
 		t.Error("order is not a function of the seed")
 	}
 }
 
 // sweepFake runs a sweep with fakes into cache.
-func sweepFake(t *testing.T, src *fakeSource, sc Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
+func sweepFake(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
 	t.Helper()
-	return Sweep(ctx, SweepConfig{
-		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),
-		NewClassifier: func() (Classifier, error) { return cls, nil },
-		NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
-		CacheDir:      cache, VerdictKey: "v", FeatureKey: "f", Workers: 2,
+	return sweep(ctx, sweepConfig{
+		study: fakeStudy(src, func() (classifier, error) { return cls, nil }), source: src,
+		variants: sc.Variants(), relations: fakeRelations(sc),
+		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
+		cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2,
 	})
 }
 
@@ -137,13 +120,13 @@ func TestOnlineReplayIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			online, err := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+			online, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := func(env Env) ([]Step, RunResult) {
+			run := func(env Env) ([]Step, runResult) {
 				var steps []Step
-				res, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{
+				res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{
 					AgentName: "fake", Seed: 5, Passes: 2, LogInterval: 10, Trace: func(s Step) { steps = append(steps, s) }})
 				if err != nil {
 					t.Fatal(err)
@@ -180,12 +163,12 @@ func TestOnlineReplayIdentical(t *testing.T) {
 func TestRunLoopCounts(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(30)
-	env, err := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var steps []Step
-	res, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{Seed: 1, Iterations: 25, Trace: func(s Step) { steps = append(steps, s) }})
+	res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{Seed: 1, Iterations: 25, Trace: func(s Step) { steps = append(steps, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +196,7 @@ func TestRunLoopCounts(t *testing.T) {
 		}
 		seen[s.Image] = true
 	}
-	if _, err := RunLoop(context.Background(), env, sc, newFakeAgent(sc), LoopOptions{Seed: 1, Iterations: 31}); err == nil {
+	if _, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{Seed: 1, Iterations: 31}); err == nil {
 		t.Error("more iterations than passes × cases: no error")
 	}
 }
@@ -221,7 +204,7 @@ func TestRunLoopCounts(t *testing.T) {
 func runSeedsFake(t *testing.T, ctx context.Context, dir string, timing bool, seeds []uint64) (record.Summary, error) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, err := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +269,7 @@ func TestRunSeedsCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, _ := NewOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, _ := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
 	_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
 		if seed == 2 {
 			cancel()
@@ -325,7 +308,7 @@ func TestAgentStateContinues(t *testing.T) {
 	run := func() (loaded bool) {
 		t.Helper()
 		_, err := RunSeeds(context.Background(), env, sc, func(seed uint64) (Agent, error) {
-			a, l, err := LoadOrNewAgent(StatePath(state, seed), spec, sc, env.Dim(), seed)
+			a, l, err := loadOrNewAgent(statePath(state, seed), spec, sc, env.Dim(), seed)
 			loaded = l
 			return a, err
 		}, t.TempDir(), SeedsOptions{Agent: "cover", Seeds: []uint64{3}, StateDir: state})
@@ -337,14 +320,14 @@ func TestAgentStateContinues(t *testing.T) {
 	if run() {
 		t.Fatal("first run loaded a state")
 	}
-	b1, err := os.ReadFile(StatePath(state, 3))
+	b1, err := os.ReadFile(statePath(state, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !run() {
 		t.Fatal("second run did not continue from the saved state")
 	}
-	b2, _ := os.ReadFile(StatePath(state, 3))
+	b2, _ := os.ReadFile(statePath(state, 3))
 	if bytes.Equal(b1, b2) {
 		t.Error("the continued run did not update the state file")
 	}

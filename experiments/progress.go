@@ -36,17 +36,13 @@ func NewProgress(w io.Writer, label string) *Progress {
 	return &Progress{w: w, label: label, enabled: enabled, base: -1}
 }
 
-// ForceEnable draws even when w is not a terminal (for tests).
-func (p *Progress) ForceEnable() { p.enabled = true }
+// forceEnable draws even when w is not a terminal (for tests).
+func (p *Progress) forceEnable() { p.enabled = true }
 
-// Update reports done of total; it is safe for concurrent use and redraws
-// at most ten times a second (and always at the end).
-func (p *Progress) Update(done, total int) {
-	p.Report(p.label, done, total)
-}
-
-// Report is Update for a named stage: a new stage ends the previous one's
-// line and restarts the rate and ETA. Its signature is a ProgressFunc.
+// Report reports done of total in a named stage; it is safe for concurrent
+// use and redraws at most ten times a second (and always at the end). A new
+// stage ends the previous one's line and restarts the rate and ETA. Its
+// signature is a ProgressFunc.
 func (p *Progress) Report(stage string, done, total int) {
 	if !p.enabled {
 		return

@@ -9,13 +9,13 @@ import (
 func TestProgress(t *testing.T) {
 	var buf bytes.Buffer
 	p := NewProgress(&buf, "sweep")
-	p.Update(1, 4)
+	p.Report("sweep", 1, 4)
 	if buf.Len() != 0 {
 		t.Fatalf("drew on a non-terminal: %q", buf.String())
 	}
-	p.ForceEnable()
-	p.Update(1, 4)
-	p.Update(4, 4)
+	p.forceEnable()
+	p.Report("sweep", 1, 4)
+	p.Report("sweep", 4, 4)
 	p.Report("cover", 1, 10)
 	p.Done()
 	out := buf.String()

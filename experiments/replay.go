@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // ReplayEnv answers the loop from a precomputed verdict table and a
@@ -27,7 +28,7 @@ type ReplayEnv struct {
 // (other rows are ignored, duplicates are an error), where images is the
 // feature matrix's row count (len(features)/dim). Features must be finite.
 // Every problem is reported before any run starts.
-func NewReplayEnv(rows []record.Verdict, features []float32, dim int, sc Scenario) (*ReplayEnv, error) {
+func NewReplayEnv(rows []record.Verdict, features []float32, dim int, sc scenario.Scenario) (*ReplayEnv, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,7 +119,7 @@ func (e *ReplayEnv) Context(_ context.Context, image int) ([]float32, error) {
 }
 
 // Evaluate implements Env: the table's verdict.
-func (e *ReplayEnv) Evaluate(_ context.Context, image int, v Variant) (Outcome, error) {
+func (e *ReplayEnv) Evaluate(_ context.Context, image int, v scenario.Variant) (Outcome, error) {
 	j, ok := e.index[v.Key()]
 	if !ok || image < 0 || image >= e.images {
 		return Outcome{}, fmt.Errorf("replay: no verdict for image %d, %s", image, v.Key())

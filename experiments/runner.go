@@ -2,11 +2,11 @@ package experiments
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // SeedsOptions configures RunSeeds.
@@ -24,19 +24,10 @@ type SeedsOptions struct {
 	Timing bool
 	// StateDir, when set, is where each run's agent state is saved after
 	// the run, as seed-<n>.state (newAgent may load it; see
-	// LoadOrNewAgent).
+	// loadOrNewAgent).
 	StateDir string
 	// Trace, when set, receives every iteration of every seed.
 	Trace func(seed uint64, s Step)
-}
-
-// TimingFile is the content of timing.json: measured times per seed and
-// their means. It is the one result file that is not reproducible.
-type TimingFile struct {
-	Agent          string   `json:"agent"`
-	MeanDecisionUS float64  `json:"mean_decision_us"`
-	MeanIterMS     float64  `json:"mean_iteration_ms"`
-	Runs           []Timing `json:"runs"`
 }
 
 // RunSeeds runs one agent over every seed and writes into dir:
@@ -44,9 +35,9 @@ type TimingFile struct {
 // then summary.json and timing.json after the last seed. newAgent makes a
 // fresh agent for a seed. Files are written atomically, so a cancelled
 // call leaves only completed seed logs and no summary.
-func RunSeeds(ctx context.Context, env Env, sc Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
+func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
 	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
-	tf := TimingFile{Agent: o.Agent}
+	tf := record.Timing{Agent: o.Agent}
 	if len(o.Seeds) == 0 {
 		return sum, fmt.Errorf("run %s: no seeds", o.Agent)
 	}
@@ -55,19 +46,19 @@ func RunSeeds(ctx context.Context, env Env, sc Scenario, newAgent func(seed uint
 		if err != nil {
 			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
-		lo := LoopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
+		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
 		if o.Trace != nil {
 			lo.Trace = func(s Step) { o.Trace(seed, s) }
 		}
-		res, err := RunLoop(ctx, env, sc, agent, lo)
+		res, err := runLoop(ctx, env, sc, agent, lo)
 		if err != nil {
 			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
-		if err := record.WriteLog(filepath.Join(dir, fmt.Sprintf("seed-%d.jsonl", seed)), res.Log); err != nil {
+		if err := record.WriteLog(filepath.Join(dir, record.LogFile(seed)), res.Log); err != nil {
 			return sum, err
 		}
 		if o.StateDir != "" {
-			if err := saveAgent(agent, StatePath(o.StateDir, seed)); err != nil {
+			if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {
 				return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 			}
 		}
@@ -82,17 +73,13 @@ func RunSeeds(ctx context.Context, env Env, sc Scenario, newAgent func(seed uint
 	if o.Timing {
 		sum.MeanDecisionUS = tf.MeanDecisionUS
 	}
-	b, err := json.MarshalIndent(tf, "", "  ")
-	if err != nil {
+	if err := record.WriteTiming(filepath.Join(dir, record.TimingFile), tf); err != nil {
 		return sum, err
 	}
-	if err := record.WriteFileAtomic(filepath.Join(dir, "timing.json"), append(b, '\n')); err != nil {
-		return sum, err
-	}
-	return sum, record.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return sum, record.WriteSummary(filepath.Join(dir, record.SummaryFile), sum)
 }
 
-// StatePath is the state file of a seed's agent in dir.
-func StatePath(dir string, seed uint64) string {
+// statePath is the state file of a seed's agent in dir.
+func statePath(dir string, seed uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("seed-%d.state", seed))
 }

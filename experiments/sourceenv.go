@@ -4,15 +4,42 @@ import (
 	"fmt"
 
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 )
 
-// sourceEnv is what OnlineEnv and DetectionEnv share: the data set size,
+// A source yields the source cases of an experiment by index.
+type source interface {
+	Len() int
+	// Image returns case i's image and label (-1 when unlabelled).
+	Image(i int) (rgb.Image, int, error)
+}
+
+// limited is a source restricted to its first n cases.
+type limited struct {
+	source
+	n int
+}
+
+func (l limited) Len() int { return l.n }
+
+// A relation is a metamorphic relation's transformation of an image.
+type relation interface {
+	Apply(src rgb.Image) rgb.Image
+}
+
+// An extractor computes context features, one row of Dim values per image.
+type extractor interface {
+	Dim() int
+	Extract(imgs []rgb.Image) ([][]float32, error)
+}
+
+// sourceEnv is what onlineEnv and detectionEnv share: the data set size,
 // the context extractor, the follow-up relations, and which source image
 // is loaded with its features, computed at most once.
 type sourceEnv struct {
 	n   int
-	ext Extractor
-	rel map[string]Relation
+	ext extractor
+	rel map[string]relation
 
 	cur   int // the loaded source image, −1 before the first
 	feats []float32
@@ -21,7 +48,7 @@ type sourceEnv struct {
 // newSourceEnv checks that the data set is not empty and that rel has a
 // relation for every follow-up of sc, one that check accepts when check is
 // not nil.
-func newSourceEnv(n int, ext Extractor, rel map[string]Relation, sc Scenario, check func(key string, r Relation) error) (sourceEnv, error) {
+func newSourceEnv(n int, ext extractor, rel map[string]relation, sc scenario.Scenario, check func(key string, r relation) error) (sourceEnv, error) {
 	for _, v := range sc.Variants() {
 		r := rel[v.Key()]
 		if r == nil {
@@ -70,7 +97,7 @@ func (e *sourceEnv) features(img rgb.Image) ([]float32, error) {
 }
 
 // relation returns the relation of follow-up v.
-func (e *sourceEnv) relation(v Variant) (Relation, error) {
+func (e *sourceEnv) relation(v scenario.Variant) (relation, error) {
 	r := e.rel[v.Key()]
 	if r == nil {
 		return nil, fmt.Errorf("no relation for follow-up %s", v.Key())
@@ -80,7 +107,7 @@ func (e *sourceEnv) relation(v Variant) (Relation, error) {
 
 // featuresOf extracts the context features of one image (index image in
 // the data set), checking that the extractor returned one row of dim values.
-func featuresOf(ext Extractor, img rgb.Image, image, dim int) ([]float32, error) {
+func featuresOf(ext extractor, img rgb.Image, image, dim int) ([]float32, error) {
 	f, err := ext.Extract([]rgb.Image{img})
 	if err != nil {
 		return nil, fmt.Errorf("features of image %d: %w", image, err)

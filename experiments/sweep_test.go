@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -35,7 +36,8 @@ func TestSweepResume(t *testing.T) {
 	if first < 15 || first >= 37 {
 		t.Fatalf("%d classifier calls before the interrupt", first)
 	}
-	vdir, fdir, _ := (&SweepConfig{CacheDir: cache, VerdictKey: "v", FeatureKey: "f", NewExtractor: func() (Extractor, error) { return nil, nil }}).CacheDirs()
+	vdir, _ := cacheDir(cache, "verdicts", "v")
+	fdir, _ := cacheDir(cache, "features", "f")
 	if _, err := os.Stat(filepath.Join(vdir, "table.jsonl")); err == nil {
 		t.Fatal("an interrupted sweep wrote a complete table")
 	}
@@ -50,12 +52,12 @@ func TestSweepResume(t *testing.T) {
 
 	calls.Store(0)
 	var last [2]int
-	got, err := Sweep(context.Background(), SweepConfig{
-		Source: src, Variants: sc.Variants(), Relations: fakeRelations(sc),
-		NewClassifier: func() (Classifier, error) { return fakeClassifier{calls: &calls}, nil },
-		NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
-		CacheDir:      cache, VerdictKey: "v", FeatureKey: "f", Workers: 2,
-		Progress: func(d, n int) { last = [2]int{d, n} },
+	got, err := sweep(context.Background(), sweepConfig{
+		study: fakeStudy(src, func() (classifier, error) { return fakeClassifier{calls: &calls}, nil }), source: src,
+		variants: sc.Variants(), relations: fakeRelations(sc),
+		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
+		cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2,
+		progress: func(d, n int) { last = [2]int{d, n} },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +72,7 @@ func TestSweepResume(t *testing.T) {
 	if last != [2]int{37, 37} {
 		t.Errorf("progress ended at %v", last)
 	}
-	if !tablesEqual(got, full) {
+	if !tablesEqual(t, got, full) {
 		t.Fatal("resumed sweep's table differs from an uninterrupted one")
 	}
 	if parts, _ := filepath.Glob(filepath.Join(vdir, "part-*")); len(parts) != 0 {
@@ -84,8 +86,8 @@ func TestSweepResume(t *testing.T) {
 	// A third run is served from the cache alone.
 	calls.Store(0)
 	again, err := sweepFake(t, src, sc, cache, fakeClassifier{calls: &calls}, context.Background())
-	if err != nil || calls.Load() != 0 || !tablesEqual(again, full) {
-		t.Fatalf("cached sweep: err %v, %d calls, equal %v", err, calls.Load(), tablesEqual(again, full))
+	if err != nil || calls.Load() != 0 || !tablesEqual(t, again, full) {
+		t.Fatalf("cached sweep: err %v, %d calls, equal %v", err, calls.Load(), tablesEqual(t, again, full))
 	}
 	// The table's verdicts are consistent with its predictions.
 	rows, err := full.Verdicts(sc.Variants())
@@ -174,18 +176,28 @@ func TestReplayEnvErrors(t *testing.T) {
 	}
 }
 
-// tablesEqual compares tables (reflect.DeepEqual fails on the NaN degrees
-// of unparameterised variants).
-func tablesEqual(a, b *Table) bool {
-	ka, kb := []string{}, []string{}
-	for _, v := range a.Variants {
-		ka = append(ka, v.Key())
+// tableText renders a table: its size, every row as the verdict CSV shows
+// it (all the case study's columns) and its features. (reflect.DeepEqual
+// fails on the NaN parameters of unparameterised variants and the NaN APs
+// of classification rows.)
+func tableText(t *testing.T, tab *Table) string {
+	t.Helper()
+	rows, err := tab.exportVerdicts(tab.Variants)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, v := range b.Variants {
-		kb = append(kb, v.Key())
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d images, %d-d features %v\n", tab.Images, tab.Dim, tab.Features)
+	if err := record.EncodeVerdictsCSV(&b, rows, tab.study.name() == studyDetection); err != nil {
+		t.Fatal(err)
 	}
-	return a.Images == b.Images && a.Dim == b.Dim && reflect.DeepEqual(ka, kb) && reflect.DeepEqual(a.Labels, b.Labels) &&
-		reflect.DeepEqual(a.PredOriginal, b.PredOriginal) && reflect.DeepEqual(a.Pred, b.Pred) && reflect.DeepEqual(a.Features, b.Features)
+	return b.String()
+}
+
+// tablesEqual compares tables by their text.
+func tablesEqual(t *testing.T, a, b *Table) bool {
+	t.Helper()
+	return tableText(t, a) == tableText(t, b)
 }
 
 // A limited sweep fills the cache of the whole data set: a later full sweep
@@ -197,11 +209,11 @@ func TestSweepLimitSharesCache(t *testing.T) {
 	var calls atomic.Int64
 	run := func(limit int) *Table {
 		t.Helper()
-		tab, err := Sweep(context.Background(), SweepConfig{
-			Source: src, Limit: limit, Variants: sc.Variants(), Relations: fakeRelations(sc),
-			NewClassifier: func() (Classifier, error) { return fakeClassifier{calls: &calls}, nil },
-			NewExtractor:  func() (Extractor, error) { return fakeExtractor{}, nil },
-			CacheDir:      cache, VerdictKey: "v", FeatureKey: "f", Workers: 2,
+		tab, err := sweep(context.Background(), sweepConfig{
+			study: fakeStudy(src, func() (classifier, error) { return fakeClassifier{calls: &calls}, nil }), source: src,
+			limit: limit, variants: sc.Variants(), relations: fakeRelations(sc),
+			newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
+			cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -209,17 +221,27 @@ func TestSweepLimitSharesCache(t *testing.T) {
 		return tab
 	}
 	small := run(5)
-	if calls.Load() != 5 || small.Images != 5 || len(small.Pred) != 5*9 || len(small.Features) != 5*3 {
+	if calls.Load() != 5 || small.Images != 5 || len(small.judged) != 5 || len(small.Features) != 5*3 {
 		t.Fatalf("limited sweep: %d calls, %d images", calls.Load(), small.Images)
 	}
 	full := run(0)
 	if calls.Load() != 12 || full.Images != 12 {
 		t.Fatalf("full sweep after a limited one: %d calls in all, %d images", calls.Load(), full.Images)
 	}
-	if !reflect.DeepEqual(small.Pred, full.Pred[:5*9]) || !reflect.DeepEqual(small.Features, full.Features[:5*3]) {
+	prefix := func(tab *Table, n int) []record.Verdict {
+		rows, err := tab.Verdicts(sc.Variants())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range rows {
+			rows[k].MapOriginal, rows[k].MapTransformed, rows[k].Param = 0, 0, 0 // NaN ≠ NaN
+		}
+		return rows[:n*9]
+	}
+	if !reflect.DeepEqual(prefix(small, 5), prefix(full, 5)) || !reflect.DeepEqual(small.Features, full.Features[:5*3]) {
 		t.Fatal("the limited table is not a prefix of the full one")
 	}
-	if again := run(7); calls.Load() != 12 || !reflect.DeepEqual(again.Pred, full.Pred[:7*9]) {
+	if again := run(7); calls.Load() != 12 || !reflect.DeepEqual(prefix(again, 7), prefix(full, 7)) {
 		t.Fatalf("limited sweep after the full one recomputed (%d calls)", calls.Load())
 	}
 }

@@ -69,7 +69,7 @@ type Model struct {
 func LoadModel(path string, opt ModelOptions) (*Model, error) {
 	m, err := nn.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("features: %w", err)
+		return nil, err // "invalid model FILE: reason" (an *nn.ModelError)
 	}
 	return NewModel(m, opt)
 }

@@ -3,9 +3,9 @@ package mr
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // Parameter ranges accepted by New, Parse and Validate, in degrees.
@@ -34,12 +34,10 @@ type Shear struct {
 }
 
 // Name implements Relation ("rotation:30").
-func (r Rotation) Name() string { return "rotation:" + formatDeg(r.Degrees) }
+func (r Rotation) Name() string { return scenario.Key("rotation", r.Degrees) }
 
 // Name implements Relation ("shear:-20").
-func (s Shear) Name() string { return "shear:" + formatDeg(s.Degrees) }
-
-func formatDeg(d float64) string { return strconv.FormatFloat(d, 'g', -1, 64) }
+func (s Shear) Name() string { return scenario.Key("shear", s.Degrees) }
 
 // Validate reports whether Degrees is finite and within ±MaxRotation.
 func (r Rotation) Validate() error { return checkRange("rotation", r.Degrees, MaxRotation) }

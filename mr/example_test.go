@@ -5,6 +5,7 @@ import (
 
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/scenario"
 )
 
 func ExampleParse() {
@@ -24,20 +25,20 @@ func ExampleParse() {
 	// mr: shear angle 89 degrees is out of range: want a finite value in [-85, 85]
 }
 
-func ExampleActionSet_Variants() {
-	grid, err := mr.ParseGrid("-10:10:5")
+func ExampleNewScenario() {
+	grid, err := scenario.ParseGrid("-10:10:5")
 	if err != nil {
 		panic(err)
 	}
-	set, err := mr.NewActionSet("small", []mr.Arm{{MR: "fliplr"}, {MR: "rotation", Params: grid}})
+	sc, err := mr.NewScenario("small", scenario.Paper, []scenario.Arm{{Action: "fliplr"}, {Action: "rotation", Values: grid}})
 	if err != nil {
 		panic(err)
 	}
-	for _, v := range set.Variants() {
-		fmt.Println(v.Index, v.Arm, v.Param, v.Relation.Name())
+	for _, v := range sc.Variants() {
+		fmt.Println(v.Index, v.Arm, v.Param, v.Key())
 	}
 	// Output:
-	// 0 0 0 fliplr
+	// 0 0 -1 fliplr
 	// 1 1 0 rotation:-10
 	// 2 1 1 rotation:-5
 	// 3 1 2 rotation:5

@@ -1,7 +1,6 @@
 package mr
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/amt-dev/amt/rgb"
@@ -27,26 +26,5 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%s changed the size", r.Name())
 		}
 		r.ApplyBoxes([]rgb.Box{{X: 1, Y: 1, W: 1, H: 1}}, 3, 2)
-	})
-}
-
-// FuzzParseGrid: ParseGrid never panics and FormatGrid round-trips what it
-// accepts.
-func FuzzParseGrid(f *testing.F) {
-	for _, s := range []string{"-90:90:5", "0:1:0.1", "-30,30", "1:2:0", "1e308:1e308:1", "-1e300:1e300:1e297"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, spec string) {
-		g, err := ParseGrid(spec)
-		if err != nil {
-			return
-		}
-		if len(g) == 0 || len(g) > maxGrid && len(g) > len(spec) {
-			t.Fatalf("ParseGrid(%q) returned %d values", spec, len(g))
-		}
-		back, err := ParseGrid(FormatGrid(g))
-		if err != nil || !slices.Equal(back, g) {
-			t.Fatalf("ParseGrid(FormatGrid(%v)) = %v, %v", g, back, err)
-		}
 	})
 }

@@ -51,7 +51,7 @@ func TestGoldenCIFAR(t *testing.T) {
 	for v := 1; v < nv; v++ {
 		row := rows[v]
 		rel := relationFor(t, row["mr"], row["param"])
-		if got := hier[v-1].Relation.Name(); got != rel.Name() {
+		if got := hier[v-1].Key(); got != rel.Name() {
 			t.Errorf("hierarchical variant %d = %s, golden index says %s", v-1, got, rel.Name())
 		}
 		for i := 0; i < n; i++ {

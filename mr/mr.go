@@ -10,10 +10,13 @@
 // transformed box is the axis-aligned hull of its corners and is not clipped).
 //
 // Relations are plain values: Blur{}, Rotation{Degrees: 30}, and a Compose
-// of relations applied in order is itself a Relation. New and Parse build
+// of relations applied in order is itself a Relation. The registry
+// (Relations) has one entry per kind of relation: its name, constructor,
+// parameter description and range, and doc line. New and Parse build
 // relations from names ("rotation:30,invert") with range checks, and
-// ActionSet describes the arms a bandit chooses from (the paper's
-// hierarchical, basic, rotation and shear sets, or user-defined ones).
+// NewScenario and Builtin build the scenarios a bandit chooses from (the
+// paper's hierarchical, basic, rotation and shear sets, or user-defined
+// ones) as values of package scenario.
 package mr
 
 import (

@@ -90,8 +90,8 @@ func TestNew(t *testing.T) {
 	}
 	for _, in := range Relations() {
 		p := 0.0
-		if in.Parametric {
-			p = in.Max
+		if in.Parametric() {
+			p = in.Param.Max
 		}
 		r, err := New(in.Name, p)
 		if err != nil {
@@ -118,7 +118,11 @@ func TestInvalidParamPanics(t *testing.T) {
 func allRelations() []Relation {
 	var out []Relation
 	for _, v := range Hierarchical().Variants() {
-		out = append(out, v.Relation)
+		r, err := ForVariant(v)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, r)
 	}
 	return append(out, Compose{Rotation{Degrees: 30}, Invert{}}, Compose{})
 }

@@ -4,35 +4,84 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/amt-dev/amt/scenario"
 )
 
-// Info describes one kind of relation, for listings and error messages.
+// Info is one relation's registry entry: everything the rest of amt knows
+// about a kind of relation. A new relation is its own file (the type and
+// its Apply/ApplyBoxes) plus one entry in Relations.
 type Info struct {
-	// Name is the registry name ("blur", "rotation").
+	// Name is the registry name ("blur", "rotation"): the relation's name
+	// in specifications, action sets and result files.
 	Name string
 	// Summary is a one-line description.
 	Summary string
-	// Parametric reports whether the relation takes a parameter; if so, it
-	// is an angle in degrees in [Min, Max].
-	Parametric bool
-	Min, Max   float64
+	// Param describes the relation's parameter (name, unit, valid range,
+	// halving-reward scale); the zero Param for a relation without one.
+	Param scenario.Param
+	// Aliases are other names Parse accepts in the form ALIAS<value>, as
+	// the original tool wrote them ("rot-30").
+	Aliases []string
+	// Paper marks the paper's seven relations, the arms of the built-in
+	// scenarios; Grid is a parametric paper relation's grid (the
+	// hierarchical scenario's parameter bandit and the flat scenario's
+	// arms).
+	Paper bool
+	Grid  []float64
+	// New returns the relation at a parameter value (ignored without a
+	// parameter), or an error naming the value and the valid range.
+	New func(param float64) (Relation, error)
 }
 
-// Relations lists the registered relations in the paper's order.
+// Parametric reports whether the relation takes a parameter.
+func (in Info) Parametric() bool { return in.Param != (scenario.Param{}) }
+
+// angle is the parameter of the affine relations; its halving reward
+// halves every 5° (the paper's 10000/2^(|deg|/5 − 1)).
+func angle(max float64) scenario.Param {
+	return scenario.Param{Name: "angle", Unit: "degrees", Symbol: "DEG", Min: -max, Max: max, Scale: 5}
+}
+
+// plain is the constructor of a relation without a parameter.
+func plain(r Relation) func(float64) (Relation, error) {
+	return func(float64) (Relation, error) { return r, nil }
+}
+
+// Relations returns the registry: the paper's seven relations in its
+// order, then amt's own. Each call returns fresh values.
 func Relations() []Info {
 	return []Info{
-		{Name: "blur", Summary: "3x3 box blur, reflect-101 border (imgaug AverageBlur(k=3))"},
-		{Name: "fliplr", Summary: "mirror left-right; boxes x' = (W-1) - x"},
-		{Name: "flipud", Summary: "mirror top-bottom; boxes y' = (H-1) - y"},
-		{Name: "grayscale", Summary: "OpenCV RGB2GRAY luma copied to 3 channels"},
-		{Name: "invert", Summary: "255 - v"},
-		{Name: "rotation", Summary: "rotate about the centre, positive = clockwise, bilinear, black border", Parametric: true, Min: -MaxRotation, Max: MaxRotation},
-		{Name: "shear", Summary: "skimage shear about the centre (y also scaled by cos), bilinear, black border", Parametric: true, Min: -MaxShear, Max: MaxShear},
+		{Name: "blur", Summary: "3x3 box blur, reflect-101 border (imgaug AverageBlur(k=3))", Paper: true, New: plain(Blur{})},
+		{Name: "fliplr", Summary: "mirror left-right; boxes x' = (W-1) - x", Paper: true, New: plain(FlipLR{})},
+		{Name: "flipud", Summary: "mirror top-bottom; boxes y' = (H-1) - y", Paper: true, New: plain(FlipUD{})},
+		{Name: "grayscale", Summary: "OpenCV RGB2GRAY luma copied to 3 channels", Paper: true, New: plain(Grayscale{})},
+		{Name: "invert", Summary: "255 - v", Paper: true, New: plain(Invert{})},
+		{Name: "rotation", Summary: "rotate about the centre, positive = clockwise, bilinear, black border",
+			Param: angle(MaxRotation), Aliases: []string{"rot"}, Paper: true, Grid: steps(-90, 90, 5),
+			New: func(d float64) (Relation, error) { r := Rotation{Degrees: d}; return r, r.Validate() }},
+		{Name: "shear", Summary: "skimage shear about the centre (y also scaled by cos), bilinear, black border",
+			Param: angle(MaxShear), Paper: true, Grid: steps(-45, 45, 5),
+			New: func(d float64) (Relation, error) { s := Shear{Degrees: d}; return s, s.Validate() }},
+		{Name: "brightness", Summary: "add DELTA to every channel value, saturating at 0 and 255; boxes unchanged",
+			Param: scenario.Param{Name: "delta", Unit: "levels", Symbol: "DELTA", Min: -MaxBrightness, Max: MaxBrightness, Scale: 10},
+			New:   func(d float64) (Relation, error) { b := Brightness{Delta: d}; return b, b.Validate() }},
 	}
 }
 
-// lookup returns the Info registered under name.
-func lookup(name string) (Info, bool) {
+// steps returns start, start+step, … ≤ stop, without 0.
+func steps(start, stop, step int) []float64 {
+	var out []float64
+	for v := start; v <= stop; v += step {
+		if v != 0 {
+			out = append(out, float64(v))
+		}
+	}
+	return out
+}
+
+// Lookup returns the registry entry of the relation called name.
+func Lookup(name string) (Info, bool) {
 	for _, in := range Relations() {
 		if in.Name == name {
 			return in, true
@@ -45,65 +94,45 @@ func knownNames() string {
 	var names []string
 	for _, in := range Relations() {
 		n := in.Name
-		if in.Parametric {
-			n += ":DEG"
+		if in.Parametric() {
+			n += ":" + in.Param.Symbol
 		}
 		names = append(names, n)
 	}
 	return strings.Join(names, ", ")
 }
 
-// IsParametric reports whether the relation registered under name takes a
-// parameter, and whether the name is registered at all.
-func IsParametric(name string) (parametric, ok bool) {
-	in, ok := lookup(name)
-	return in.Parametric, ok
-}
-
 // New returns the relation registered under name. A parametric relation
-// (rotation, shear) takes param in degrees within its range (see
-// Relations); the others take no parameter and param must be 0.
+// takes param within its range (see Relations); the others take no
+// parameter and param must be 0.
 func New(name string, param float64) (Relation, error) {
-	in, ok := lookup(name)
+	in, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("mr: unknown relation %q (known: %s)", name, knownNames())
 	}
-	if !in.Parametric {
-		if param != 0 {
-			return nil, fmt.Errorf("mr: relation %q takes no parameter, got %v", name, param)
-		}
-		switch name {
-		case "blur":
-			return Blur{}, nil
-		case "fliplr":
-			return FlipLR{}, nil
-		case "flipud":
-			return FlipUD{}, nil
-		case "grayscale":
-			return Grayscale{}, nil
-		default:
-			return Invert{}, nil
-		}
+	if !in.Parametric() && param != 0 {
+		return nil, fmt.Errorf("mr: relation %q takes no parameter, got %v", name, param)
 	}
-	var r interface {
-		Relation
-		Validate() error
-	} = Shear{Degrees: param}
-	if name == "rotation" {
-		r = Rotation{Degrees: param}
+	return in.New(param)
+}
+
+// ForVariant returns the relation of one variant of a scenario whose
+// actions are relations.
+func ForVariant(v scenario.Variant) (Relation, error) {
+	p := v.Value
+	if p != p { // NaN: no parameter
+		p = 0
 	}
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return New(v.Action, p)
 }
 
 // Parse builds a relation from a specification: one relation "NAME" or
-// "NAME:DEG" ("blur", "rotation:30", "shear:-20"), or several separated by
-// commas, which are composed in order ("rotation:30,invert" rotates, then
-// inverts). Names are case-insensitive and surrounding spaces are ignored.
-// The original tool's names rot<d> and shear<d> ("rot-30", "shear20") are
-// accepted too. A single relation is returned as itself, several as a
+// "NAME:VALUE" ("blur", "rotation:30", "shear:-20"), or several separated
+// by commas, which are composed in order ("rotation:30,invert" rotates,
+// then inverts). Names are case-insensitive and surrounding spaces are
+// ignored. A parametric relation's name or alias directly followed by its
+// value is accepted too, as the original tool wrote them ("rot-30",
+// "shear20"). A single relation is returned as itself, several as a
 // Compose.
 func Parse(spec string) (Relation, error) {
 	parts := strings.Split(spec, ",")
@@ -131,35 +160,53 @@ func parseOne(s string) (Relation, error) {
 	}
 	name, arg, hasArg := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
-	if !hasArg {
-		if _, ok := lookup(name); !ok {
-			// Tetraband names: rot<d>, shear<d>.
-			for _, alias := range [...]struct{ prefix, name string }{{"rotation", "rotation"}, {"rot", "rotation"}, {"shear", "shear"}} {
-				if rest, ok := strings.CutPrefix(name, alias.prefix); ok && rest != "" {
-					if _, err := strconv.ParseFloat(rest, 64); err == nil {
-						name, arg, hasArg = alias.name, rest, true
-						break
-					}
-				}
-			}
-		}
+	if _, ok := Lookup(name); !ok && !hasArg {
+		name, arg, hasArg = cutAlias(name)
 	}
-	in, ok := lookup(name)
+	in, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("mr: unknown relation %q (known: %s)", name, knownNames())
 	}
-	if !in.Parametric {
+	if !in.Parametric() {
 		if hasArg {
 			return nil, fmt.Errorf("mr: relation %q takes no parameter, got %q", name, arg)
 		}
 		return New(name, 0)
 	}
+	p := in.Param
 	if !hasArg {
-		return nil, fmt.Errorf("mr: relation %q needs an angle in degrees in [%v, %v], e.g. %q", name, in.Min, in.Max, name+":30")
+		return nil, fmt.Errorf("mr: relation %q needs %s %s, e.g. %q", name, article(p.Name), p.Describe(), name+":"+p.Symbol)
 	}
-	deg, err := strconv.ParseFloat(strings.TrimSpace(arg), 64)
+	v, err := strconv.ParseFloat(strings.TrimSpace(arg), 64)
 	if err != nil {
-		return nil, fmt.Errorf("mr: relation %q: angle %q is not a number (want degrees in [%v, %v])", name, arg, in.Min, in.Max)
+		return nil, fmt.Errorf("mr: relation %q: %s %q is not a number (want %s in [%v, %v])", name, p.Name, arg, p.Unit, p.Min, p.Max)
 	}
-	return New(name, deg)
+	return New(name, v)
+}
+
+// cutAlias splits "rot-30" into the relation "rotation" and "-30" when
+// name is a parametric relation's name or alias followed by a number;
+// otherwise it returns name unchanged without an argument.
+func cutAlias(name string) (string, string, bool) {
+	for _, in := range Relations() {
+		if !in.Parametric() {
+			continue
+		}
+		for _, prefix := range append([]string{in.Name}, in.Aliases...) {
+			if rest, ok := strings.CutPrefix(name, prefix); ok && rest != "" {
+				if _, err := strconv.ParseFloat(rest, 64); err == nil {
+					return in.Name, rest, true
+				}
+			}
+		}
+	}
+	return name, "", false
+}
+
+// article returns "an" before a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

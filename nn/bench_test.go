@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -15,7 +16,8 @@ import (
 
 // benchCases are the models of BenchmarkModels. The sub-benchmark names
 // (model/bBATCH) are stable: scripts comparing with ONNX Runtime rely on
-// them.
+// them. A file is in the shared assets' models folder, or, prefixed with
+// "testdata:", in testdata/models (issue #18's small ViT and ConvNeXt).
 var benchCases = []struct {
 	name  string
 	file  string
@@ -28,6 +30,16 @@ var benchCases = []struct {
 	{"resnet20/b60", "cifar10_resnet20.onnx", 60, []int{3, 32, 32}},
 	{"features512/b1", "features512_squeezenet1_1.onnx", 1, []int{3, 224, 224}},
 	{"yolov3tiny/b1", "coco_yolov3-tiny.onnx", 1, []int{3, 416, 416}},
+	{"vit/b1", "testdata:arch/vit_bench_o17.onnx", 1, []int{3, 224, 224}},
+	{"convnext/b1", "testdata:arch/convnext_bench_o17.onnx", 1, []int{3, 224, 224}},
+}
+
+// benchModelPath returns the path of a benchCases file.
+func benchModelPath(assets, file string) string {
+	if rest, ok := strings.CutPrefix(file, "testdata:"); ok {
+		return filepath.Join("testdata", "models", filepath.FromSlash(rest))
+	}
+	return filepath.Join(assets, "models", file)
 }
 
 // randInput returns a deterministic input of the given shape.
@@ -52,7 +64,7 @@ func BenchmarkModels(b *testing.B) {
 			m := models[c.file]
 			if m == nil {
 				var err error
-				if m, err = Load(filepath.Join(assets, "models", c.file)); err != nil {
+				if m, err = Load(benchModelPath(assets, c.file)); err != nil {
 					b.Fatal(err)
 				}
 				models[c.file] = m

@@ -206,9 +206,11 @@ func (o *gop) Hashcode() uint32 {
 }
 func (o *gop) String() string { return o.label }
 
-// buffer is memory for op outputs; owner is the id of the op whose output
-// it holds now.
+// buffer is memory for op outputs: size float32 values, allocated (data)
+// when the graph first runs; owner is the id of the op whose output it
+// holds now.
 type buffer struct {
+	size  int
 	data  []float32
 	owner int
 }
@@ -216,11 +218,13 @@ type buffer struct {
 // planMemory gives every op an output buffer, reusing the buffers of
 // values no longer needed, in the order the tape machine runs the ops
 // (the reverse of gorgonia.Sort, as gorgonia.Compile does). keep holds ops
-// whose outputs must survive the run (graph outputs).
-func planMemory(g *gorgonia.ExprGraph, keep map[*gop]bool) error {
+// whose outputs must survive the run (graph outputs). It returns the ops in
+// execution order and the buffers, whose memory is not allocated yet (see
+// instance.allocate).
+func planMemory(g *gorgonia.ExprGraph, keep map[*gop]bool) ([]*gop, []*buffer, error) {
 	sorted, err := gorgonia.Sort(g)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var order []*gop
 	for i := len(sorted) - 1; i >= 0; i-- {
@@ -238,14 +242,19 @@ func planMemory(g *gorgonia.ExprGraph, keep map[*gop]bool) error {
 		for _, s := range o.srcs {
 			if s != nil {
 				if pos[s] >= i {
-					return fmt.Errorf("internal: %s runs before its input %s", o.label, s.label)
+					return nil, nil, fmt.Errorf("internal: %s runs before its input %s", o.label, s.label)
 				}
 				last[s] = max(last[s], i)
 			}
 		}
 	}
-	var free []*buffer
+	var bufs, free []*buffer
 	release := map[int][]*buffer{} // position after which buffers are free
+	give := func(o *gop) {
+		if b := allocate(o, &free); b != nil {
+			bufs = append(bufs, b)
+		}
+	}
 	for i, o := range order {
 		free = append(free, release[i-1]...)
 		if o.into != nil || (o.parts != nil && o.buf != nil) {
@@ -256,9 +265,9 @@ func planMemory(g *gorgonia.ExprGraph, keep map[*gop]bool) error {
 			}
 			if t.buf == nil {
 				if pos[t] <= i {
-					return fmt.Errorf("internal: concat %s runs before its part %s", t.label, o.label)
+					return nil, nil, fmt.Errorf("internal: concat %s runs before its part %s", t.label, o.label)
 				}
-				allocate(t, &free)
+				give(t)
 				if !keep[t] {
 					release[last[t]] = append(release[last[t]], t.buf)
 				}
@@ -266,37 +275,35 @@ func planMemory(g *gorgonia.ExprGraph, keep map[*gop]bool) error {
 			if o.into != nil {
 				// The part's value, never read as such: its consumer (the
 				// Concat) reads the shared buffer.
-				o.buf, o.outData, o.out = t.buf, nil, t.out
+				o.buf = t.buf
 			}
 			continue
 		}
-		allocate(o, &free)
+		give(o)
 		if !keep[o] {
 			release[last[o]] = append(release[last[o]], o.buf)
 		}
 	}
-	return nil
+	return order, bufs, nil
 }
 
-// allocate gives o the smallest free buffer that fits, or a new one.
-func allocate(o *gop, free *[]*buffer) {
+// allocate gives o the smallest free buffer that fits, or a new one, which
+// it returns.
+func allocate(o *gop, free *[]*buffer) (created *buffer) {
 	size := o.outShape.TotalSize()
 	best := -1
 	for k, b := range *free {
-		if cap(b.data) >= size && (best < 0 || cap(b.data) < cap((*free)[best].data)) {
+		if b.size >= size && (best < 0 || b.size < (*free)[best].size) {
 			best = k
 		}
 	}
-	var b *buffer
 	if best >= 0 {
-		b = (*free)[best]
+		o.buf = (*free)[best]
 		*free = append((*free)[:best], (*free)[best+1:]...)
-	} else {
-		b = &buffer{data: make([]float32, size), owner: -1}
+		return nil
 	}
-	o.buf = b
-	o.outData = b.data[:size]
-	o.out = tensor.New(tensor.WithShape(o.outShape...), tensor.WithBacking(o.outData))
+	o.buf = &buffer{size: size, owner: -1}
+	return o.buf
 }
 
 // instance is the graph of a model built for one batch size.
@@ -309,15 +316,47 @@ type instance struct {
 	// separable: built for more than one image, and every op computes each
 	// image from that image alone, so the batch may run image by image.
 	separable bool
+	// ops in execution order and their buffers, allocated on the first
+	// run (allocated).
+	ops       []*gop
+	bufs      []*buffer
+	allocated bool
+	// Planned memory: constants computed while building, op output
+	// buffers, and the batch's inputs and outputs, in bytes.
+	constBytes, bufBytes, inBytes, outBytes int64
+}
+
+// allocate allocates the planned buffers and points the ops' outputs at
+// them.
+func (inst *instance) allocate() {
+	if inst.allocated {
+		return
+	}
+	for _, b := range inst.bufs {
+		b.data = make([]float32, b.size)
+	}
+	for _, o := range inst.ops {
+		if o.into == nil {
+			o.outData = o.buf.data[:o.outShape.TotalSize()]
+			o.out = tensor.New(tensor.WithShape(o.outShape...), tensor.WithBacking(o.outData))
+		}
+	}
+	for _, o := range inst.ops {
+		if o.into != nil {
+			o.outData, o.out = nil, o.into.out
+		}
+	}
+	inst.allocated = true
 }
 
 func (inst *instance) run(inputs []*tensor.Dense) (res []*tensor.Dense, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("nn: %s: run: %v", inst.p.name, r)
+			err = fmt.Errorf("nn: %s: run: internal error: %v", inst.p.name, r)
 		}
 	}()
 	defer inst.vm.Reset()
+	inst.allocate()
 	for i, n := range inst.inputs {
 		if err := gorgonia.Let(n, inputs[i]); err != nil {
 			return nil, fmt.Errorf("nn: %s: input %q: %w", inst.p.name, inst.p.inputs[i].Name, err)

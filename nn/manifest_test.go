@@ -42,7 +42,8 @@ type manifestEntry struct {
 // its stored inputs and compares each output with ONNX Runtime's:
 // |got-want| ≤ atol + rtol·|want| with the entry's tolerances, or
 // 1e-4·max(1,|want|) when it gives none. Every entry runs twice; entries
-// of kind "arch" with a dynamic batch axis also run image by image.
+// of kind "arch" with a dynamic batch axis also run image by image, and
+// op by op over the whole batch when Run splits it.
 func TestManifestModels(t *testing.T) {
 	dir := filepath.Join("testdata", "models")
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
@@ -128,6 +129,10 @@ func runManifestEntry(t *testing.T, dir string, e manifestEntry) {
 			t.Fatal(err)
 		}
 		check(fmt.Sprintf("whole batch, run %d", rep), outs, 0, 0)
+	}
+	if e.Kind == "arch" && m.p.dynamic && m.p.isSeparable() {
+		// Run split the batch image by image; op by op must agree too.
+		check("whole batch, op by op", batchedRun(t, m.Clone(), ins...), 0, 0)
 	}
 	if e.Kind != "arch" || len(ins) != 1 || m.Inputs()[0].Shape[0] >= 0 {
 		return

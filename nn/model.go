@@ -12,10 +12,16 @@
 // (the usual CNNs) run image by image, one image per core (see Model.Run).
 // Conv is fused with a following BatchNormalization and Relu, LeakyRelu or
 // Clip, and Convs feeding only a channel Concat write straight into its
-// output. Op outputs live in buffers allocated once per graph and reused
-// between ops whose lifetimes do not overlap (planned in the tape machine's
-// execution order and checked at run time), so a run allocates no
-// activation memory and carries no state into the next run.
+// output. Op outputs live in buffers allocated once per graph, on its first
+// run, and reused between ops whose lifetimes do not overlap (planned in
+// the tape machine's execution order and checked at run time), so a run
+// allocates no activation memory and carries no state into the next run.
+//
+// A model file is untrusted input: loading checks every size before
+// allocating for it and plans the memory of a run against the limits of
+// LoadOptions; a file that is malformed, unsupported or over the limits
+// fails to load with a one-line *ModelError, "invalid model FILE: reason"
+// (see limits.go).
 //
 // A Model is not safe for concurrent use; Clone gives each goroutine its own
 // graphs over shared weights.
@@ -24,22 +30,21 @@
 // tag needs cgo, the CUDA toolkit and cuDNN (gorgonia.org/cu) and would not
 // move these custom ops to the GPU.
 //
-// Supported operators (default domain; the model's opset is honoured where
-// attributes became inputs): Abs, Add, AveragePool, BatchNormalization, Cast,
-// Ceil, Clip, Concat, Constant, ConstantOfShape, Conv, Div, Dropout, Elu,
-// Exp, Expand, Flatten, Floor, Gather, Gemm, GlobalAveragePool,
-// GlobalMaxPool, HardSigmoid, Identity, LeakyRelu, Log, MatMul, MaxPool,
-// Mul, Neg, Pad, Pow, Range, Reciprocal, ReduceMean, Relu, Reshape, Resize,
-// Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh,
-// Transpose, Unsqueeze, Upsample. Anything else, or an attribute value
-// outside what is implemented, is a load-time error naming the operator,
-// the node and the attribute.
+// The supported operators (default domain; the model's opset is honoured
+// where attributes became inputs) are those SupportedOps lists; each has one
+// entry in the operator table (ops.go) and its code in the file of its
+// family. A model using other operators fails to load with one error
+// listing them all; an attribute value outside what is implemented is a
+// load-time error naming the operator, the node and the attribute.
 package nn
 
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -74,7 +79,9 @@ type Model struct {
 // program is the immutable, shareable part of a loaded model.
 type program struct {
 	name    string
+	opt     LoadOptions // with defaults
 	opset   int64
+	weights int64 // bytes of the initializers
 	nodes   []onode
 	consts  map[string]*tens // initializers
 	inputs  []TensorInfo
@@ -96,34 +103,129 @@ type program struct {
 // onode is one ONNX node as the engine sees it.
 type onode struct {
 	name, op        string
+	domain          string // "" or "ai.onnx" for the default domain
 	inputs, outputs []string
 	attrs           map[string]any
 	emptyAttrs      map[string][]int64
 }
 
-// Load reads and prepares the ONNX model in the file at path.
-func Load(path string) (*Model, error) {
-	b, err := os.ReadFile(path)
+// Load reads and prepares the ONNX model in the file at path, with the
+// default LoadOptions. See LoadWith.
+func Load(path string) (*Model, error) { return LoadWith(path, LoadOptions{}) }
+
+// LoadWith reads and prepares the ONNX model in the file at path within the
+// limits of opt. Every error about the file, including its absence, is a
+// *ModelError ("invalid model FILE: reason"); one over the limits also
+// wraps ErrLimit.
+func LoadWith(path string, opt LoadOptions) (*Model, error) {
+	opt, err := opt.withDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("nn: %w", err)
+		return nil, err
 	}
-	return LoadBytes(b, path)
+	b, err := readModel(path, opt.MaxBytes)
+	if err != nil {
+		return nil, &ModelError{File: path, Err: err}
+	}
+	return LoadBytesWith(b, path, opt)
 }
 
-// LoadBytes prepares the ONNX model encoded in b; name (e.g. the file name)
-// is used in error messages.
-func LoadBytes(b []byte, name string) (*Model, error) {
-	p, err := newProgram(b, name)
+// readModel reads the file at path, refusing one of more than max bytes
+// before reading it (or, for what is not a regular file, after max+1).
+func readModel(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("nn: load %s: %w", name, err)
+		return nil, unwrapPath(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	if st.IsDir() {
+		return nil, errors.New("is a directory")
+	}
+	tooBig := func(n int64) error {
+		return limitError("the file has %d bytes, more than the limit of %s", n, formatBytes(max))
+	}
+	if st.Mode().IsRegular() && st.Size() > max {
+		return nil, tooBig(st.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	if int64(len(b)) > max {
+		return nil, tooBig(int64(len(b)))
+	}
+	return b, nil
+}
+
+// unwrapPath returns the cause of a *fs.PathError (ModelError names the
+// file already).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// LoadBytes prepares the ONNX model encoded in b, with the default
+// LoadOptions; name (e.g. the file name) is used in error messages. See
+// LoadBytesWith.
+func LoadBytes(b []byte, name string) (*Model, error) { return LoadBytesWith(b, name, LoadOptions{}) }
+
+// LoadBytesWith prepares the ONNX model encoded in b within the limits of
+// opt; name (e.g. the file name) is used in error messages. The model is
+// checked before anything is allocated for it: the file's structure and
+// stored tensors (see nn/onnxfix), the graph (operators, attributes,
+// shapes) and the memory a run of opt.Batch images would need. Errors are
+// *ModelError values. The activation buffers are allocated on the first
+// run.
+func LoadBytesWith(b []byte, name string, opt LoadOptions) (*Model, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m, err := load(b, name, opt)
+	if err != nil {
+		return nil, &ModelError{File: name, Err: err}
+	}
+	return m, nil
+}
+
+func load(b []byte, name string, opt LoadOptions) (*Model, error) {
+	if int64(len(b)) > opt.MaxBytes {
+		return nil, limitError("the file has %d bytes, more than the limit of %s", len(b), formatBytes(opt.MaxBytes))
+	}
+	p, err := newProgram(b, name, opt)
+	if err != nil {
+		return nil, err
 	}
 	m := &Model{p: p, insts: map[int]*instance{}}
 	// Build the graph for the smallest batch now so that unsupported
 	// operators and attributes are reported at load time.
 	if _, err := m.instance(p.batchKey(1)); err != nil {
-		return nil, fmt.Errorf("nn: load %s: %w", name, err)
+		return nil, err
+	}
+	if _, err := m.checkPlan(opt.Batch); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// fits reports whether a value of shape got matches the declared shape of
+// a graph output (nil: undeclared; -1: any size).
+func fits(declared, got []int) bool {
+	if declared == nil || len(declared) != len(got) {
+		return false
+	}
+	for d, x := range declared {
+		if x >= 0 && x != got[d] {
+			return false
+		}
+	}
+	return true
 }
 
 // Clone returns a Model sharing m's weights and prepared kernels but with
@@ -208,6 +310,9 @@ func (m *Model) Run(inputs ...*tensor.Dense) ([]*tensor.Dense, error) {
 	if batch == 0 {
 		return nil, fmt.Errorf("nn: %s: batch size must be positive, got 0", p.name)
 	}
+	if _, err := m.checkPlan(batch); err != nil {
+		return nil, fmt.Errorf("nn: %s: %w", p.name, err)
+	}
 	if !p.dynamic && !exact {
 		return m.splitRun(inputs, batch)
 	}
@@ -255,22 +360,26 @@ func (m *Model) instance(n int) (*instance, error) {
 }
 
 // newProgram decodes a model with onnx-go and our backend.
-func newProgram(b []byte, name string) (*program, error) {
+func newProgram(b []byte, name string, opt LoadOptions) (*program, error) {
 	fixed, info, err := onnxfix.Fix(b)
 	if err != nil {
 		return nil, err
 	}
+	g := info.Graph
+	if err := checkGraph(&g, opt); err != nil {
+		return nil, err
+	}
 	ig := newImportGraph()
 	om := onnx.NewModel(ig)
-	if err := om.UnmarshalBinary(fixed); err != nil {
-		return nil, fmt.Errorf("onnx-go decoder: %w", err)
+	if err := decode(om, fixed); err != nil {
+		return nil, err
 	}
-	g := info.Graph
 	if len(ig.ops) != len(g.Nodes) {
 		return nil, fmt.Errorf("onnx-go reported %d operations, the file has %d nodes", len(ig.ops), len(g.Nodes))
 	}
 	p := &program{
 		name:      name,
+		opt:       opt,
 		opset:     info.Opset,
 		consts:    map[string]*tens{},
 		consumers: map[string][]int{},
@@ -282,40 +391,35 @@ func newProgram(b []byte, name string) (*program, error) {
 		if op.op.Name != n.OpType || !slices.Equal(op.outputs, n.Outputs) {
 			return nil, fmt.Errorf("node %d (%q): onnx-go reported %s → %v, the file has %s → %v", i, n.Name, op.op.Name, op.outputs, n.OpType, n.Outputs)
 		}
-		if n.Domain != "" && n.Domain != "ai.onnx" {
-			return nil, fmt.Errorf("node %q (%s): operator domain %q is not supported", n.Name, n.OpType, n.Domain)
-		}
 		name := n.Name
 		if name == "" {
 			name = fmt.Sprintf("#%d", i)
 		}
-		p.nodes = append(p.nodes, onode{name: name, op: n.OpType, inputs: n.Inputs, outputs: n.Outputs, attrs: op.op.Attributes, emptyAttrs: n.EmptyAttrs})
+		p.nodes = append(p.nodes, onode{name: name, op: n.OpType, domain: n.Domain, inputs: n.Inputs, outputs: n.Outputs, attrs: op.op.Attributes, emptyAttrs: n.EmptyAttrs})
 		for _, in := range n.Inputs {
 			if in != "" && !slices.Contains(p.consumers[in], i) {
 				p.consumers[in] = append(p.consumers[in], i)
 			}
 		}
 	}
+	if err := checkOps(p.nodes, p.opset); err != nil {
+		return nil, err
+	}
 	isInit := map[string]bool{}
 	for _, name := range g.Initializers {
 		isInit[name] = true
-		if dims, ok := g.Empty[name]; ok {
-			p.consts[name] = emptyTens(dims)
-			continue
-		}
-		gn, ok := om.GetNodeByName(name)
-		if !ok {
-			return nil, fmt.Errorf("initializer %q not found in the decoded graph", name)
-		}
-		dc, ok := gn.(onnx.DataCarrier)
-		if !ok || dc.GetTensor() == nil {
-			return nil, fmt.Errorf("initializer %q has no data", name)
-		}
-		t, err := fromTensor(dc.GetTensor())
+		t, err := initializer(om, g, name)
 		if err != nil {
 			return nil, fmt.Errorf("initializer %q: %w", name, err)
 		}
+		if _, ok := checkedNumel(t.shape, opt.MaxElements); !ok || len(t.shape) > maxRank {
+			return nil, limitError("initializer %q of shape %v has more than %d elements (or rank %d), the limits per tensor", name, t.shape, opt.MaxElements, maxRank)
+		}
+		p.weights += tensBytes(t)
 		p.consts[name] = t
+	}
+	if p.weights > opt.MaxBytes {
+		return nil, limitError("the weights need %s, more than the limit of %s", formatBytes(p.weights), formatBytes(opt.MaxBytes))
 	}
 	for _, v := range g.Inputs {
 		if isInit[v.Name] {
@@ -333,6 +437,15 @@ func newProgram(b []byte, name string) (*program, error) {
 			if x < 0 && d > 0 {
 				return nil, fmt.Errorf("input %q: dimension %d (%q) is dynamic; only the batch axis (0) may be", v.Name, d, v.DimParams[d])
 			}
+			if x == 0 {
+				return nil, fmt.Errorf("input %q has shape %v: a dimension of 0", v.Name, v.Dims)
+			}
+		}
+		if len(shape) > maxRank {
+			return nil, fmt.Errorf("input %q has rank %d; at most %d is supported", v.Name, len(shape), maxRank)
+		}
+		if _, ok := checkedNumel(append([]int{max(shape[0], 1)}, shape[1:]...), opt.MaxElements); !ok {
+			return nil, limitError("input %q of shape %v has more than %d elements (per image where the batch is dynamic), the limit per tensor", v.Name, v.Dims, opt.MaxElements)
 		}
 		p.inputs = append(p.inputs, TensorInfo{Name: v.Name, Shape: shape})
 	}
@@ -350,12 +463,19 @@ func newProgram(b []byte, name string) (*program, error) {
 	}
 	p.splittable = p.splittable && !p.dynamic
 	for _, v := range g.Outputs {
-		if v.ElemType != 0 && v.ElemType != 1 {
-			return nil, fmt.Errorf("output %q has element type %d; only float32 (1) outputs are supported", v.Name, v.ElemType)
+		switch v.ElemType {
+		case 0, 1: // float32
+		case 6, 7, 9: // int32, int64, bool (ArgMax, TopK indices): returned as float32
+		default:
+			return nil, fmt.Errorf("output %q has element type %d; only float32 (1), int32 (6), int64 (7) and bool (9) outputs are supported", v.Name, v.ElemType)
 		}
 		shape := make([]int, len(v.Dims))
 		for d, x := range v.Dims {
 			shape[d] = int(x)
+		}
+		fixed := slices.DeleteFunc(slices.Clone(shape), func(d int) bool { return d < 0 })
+		if _, ok := checkedNumel(fixed, opt.MaxElements); !ok || len(shape) > maxRank {
+			return nil, limitError("output %q is declared of shape %v: more than %d elements (or rank %d), the limits per tensor", v.Name, v.Dims, opt.MaxElements, maxRank)
 		}
 		if !v.HasShape {
 			shape = nil // filled in from the first built graph
@@ -420,3 +540,153 @@ func (n *importNode) SetName(s string)                { n.name = s }
 func (n *importNode) GetName() string                 { return n.name }
 func (n *importNode) SetTensor(t tensor.Tensor) error { n.t = t; return nil }
 func (n *importNode) GetTensor() tensor.Tensor        { return n.t }
+
+// initializer returns the initializer name of a decoded graph.
+func initializer(om *onnx.Model, g onnxfix.Graph, name string) (*tens, error) {
+	if dims, ok := g.Empty[name]; ok {
+		return emptyTens(dims), nil
+	}
+	gn, ok := om.GetNodeByName(name)
+	if !ok {
+		return nil, errors.New("not found in the decoded graph")
+	}
+	dc, ok := gn.(onnx.DataCarrier)
+	if !ok || dc.GetTensor() == nil {
+		return nil, errors.New("no data")
+	}
+	return fromTensor(dc.GetTensor())
+}
+
+// checkGraph checks the graph's size and that every value is defined once
+// (by an initializer, a graph input or a node output), before onnx-go
+// decodes it.
+func checkGraph(g *onnxfix.Graph, opt LoadOptions) error {
+	switch {
+	case len(g.Nodes) == 0:
+		return errors.New("the graph has no nodes")
+	case len(g.Nodes) > opt.MaxNodes:
+		return limitError("the graph has %d nodes, more than the limit of %d", len(g.Nodes), opt.MaxNodes)
+	case len(g.Outputs) == 0:
+		return errors.New("the graph has no outputs")
+	}
+	def := map[string]string{} // value name → what defines it
+	for _, name := range g.Initializers {
+		if d, ok := def[name]; ok {
+			return fmt.Errorf("initializer %q is defined twice (also by %s)", name, d)
+		}
+		def[name] = "an initializer"
+	}
+	seen := map[string]bool{}
+	for _, v := range g.Inputs {
+		if seen[v.Name] {
+			return fmt.Errorf("graph input %q is listed twice", v.Name)
+		}
+		seen[v.Name] = true
+		if _, ok := def[v.Name]; !ok {
+			def[v.Name] = "a graph input"
+		}
+	}
+	for i, n := range g.Nodes {
+		if len(n.Outputs) == 0 {
+			return fmt.Errorf("node %d (%q) has no outputs", i, n.Name)
+		}
+		for _, out := range n.Outputs {
+			if out == "" {
+				continue
+			}
+			if d, ok := def[out]; ok {
+				return fmt.Errorf("node %d (%q) outputs %q, which is already defined by %s", i, n.Name, out, d)
+			}
+			def[out] = fmt.Sprintf("node %d (%q)", i, n.Name)
+		}
+	}
+	return nil
+}
+
+// decode runs onnx-go's decoder on a model checked and re-encoded by
+// onnxfix. onnxfix rules out the inputs known to make it panic; a panic
+// left is reported as an internal error rather than crashing the caller.
+func decode(om *onnx.Model, b []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: onnx-go's decoder panicked: %v", r)
+		}
+	}()
+	if err := om.UnmarshalBinary(b); err != nil {
+		return fmt.Errorf("onnx-go decoder: %w", err)
+	}
+	return nil
+}
+
+// PlannedBytes returns the memory Run plans for a batch of batch images:
+// the weights, the constants computed at load time, the activation buffers
+// of the graph Run uses for that batch (or, when it runs the batch image
+// by image, of each of its min(GOMAXPROCS, batch) workers' graphs), and
+// the batch's inputs and outputs. It builds the graphs needed without
+// allocating their buffers, and fails as Run would when they cannot be
+// built (for example a batch other than the fixed one of a model of fixed
+// shape). LoadOptions.MaxBytes bounds it for every Run.
+func (m *Model) PlannedBytes(batch int) (int64, error) {
+	if batch < 1 {
+		return 0, fmt.Errorf("nn: %s: batch size must be positive, got %d", m.p.name, batch)
+	}
+	pl, err := m.plan(batch)
+	if err != nil {
+		return 0, fmt.Errorf("nn: %s: %w", m.p.name, err)
+	}
+	return pl.total(), nil
+}
+
+// checkPlan plans the memory of a run of batch images (0 or less: the
+// model's own batch, 1 unless it has a fixed one) and fails when it
+// exceeds LoadOptions.MaxBytes.
+func (m *Model) checkPlan(batch int) (memPlan, error) {
+	pl, err := m.plan(batch)
+	if err != nil {
+		return pl, err
+	}
+	if lim := m.p.opt.MaxBytes; pl.total() > lim {
+		return pl, limitError("a batch of %d needs %v, more than the limit of %s", pl.batch, pl, formatBytes(lim))
+	}
+	return pl, nil
+}
+
+// plan returns the memory plan of a run of batch images, following Run's
+// choice between one graph for the batch and image-by-image workers.
+func (m *Model) plan(batch int) (memPlan, error) {
+	p := m.p
+	fixed := p.inputs[0].Shape[0]
+	if batch <= 0 {
+		batch = max(fixed, 1)
+	}
+	split := false
+	switch {
+	case p.dynamic:
+		split = batch >= splitMinBatch && p.isSeparable()
+	case p.splittable:
+		split = batch > 1
+	case batch != fixed:
+		return memPlan{}, fmt.Errorf("the model takes a fixed batch of %d, not %d", fixed, batch)
+	}
+	pl := memPlan{batch: batch, weights: p.weights, graphs: 1}
+	if !split {
+		inst, err := m.instance(p.batchKey(batch))
+		if err != nil {
+			return pl, err
+		}
+		pl.consts, pl.activations, pl.io = inst.constBytes, inst.bufBytes, inst.inBytes+inst.outBytes
+		return pl, nil
+	}
+	inst, err := m.instance(p.batchKey(1))
+	if err != nil {
+		return pl, err
+	}
+	w := int64(min(runtime.GOMAXPROCS(0), batch))
+	pl.graphs = int(w)
+	pl.consts = mulSat(w, inst.constBytes)
+	pl.activations = mulSat(w, inst.bufBytes)
+	// The batch's inputs and concatenated outputs, and each worker's copy
+	// of one image's outputs.
+	pl.io = addSat(mulSat(int64(batch), inst.inBytes+inst.outBytes), mulSat(w, inst.outBytes))
+	return pl, nil
+}

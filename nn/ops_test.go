@@ -320,6 +320,9 @@ func TestOperators(t *testing.T) {
 		{"Expand", 13, ot.Node{Op: "Expand", In: []string{"x", "s"}}, []ot.Tensor{ot.I64("s", []int64{2}, 2, 1)}, []int{1, 3}, []float32{1, 2, 3}, []float32{1, 2, 3, 1, 2, 3}, []int{2, 3}},
 		{"Sigmoid", 13, ot.Node{Op: "Sigmoid"}, nil, []int{2}, []float32{0, float32(math.Log(3))}, []float32{0.5, 0.75}, []int{2}},
 		{"Pow", 13, ot.Node{Op: "Pow", In: []string{"x", "e"}}, []ot.Tensor{ot.F32("e", nil, 2)}, []int{3}, []float32{-2, 0.5, 3}, []float32{4, 0.25, 9}, []int{3}},
+		// HardSwish: the values ONNX Runtime 1.30.0 computes (bit for bit, as
+		// on 2,001 points of [-5, 5]); x·(x/6 + 1/2) between -3 and 3.
+		{"HardSwish", 14, ot.Node{Op: "HardSwish"}, nil, []int{7}, []float32{-4, -3, -1.5, 0, 1, 3, 4}, []float32{0, 0, -0.375, 0, 0.6666667, 3, 4}, []int{7}},
 		{"Cast to float", 13, ot.Node{Op: "Cast", Attrs: []ot.Attr{ot.Int("to", 1)}}, nil, []int{2}, []float32{1.5, -2}, []float32{1.5, -2}, []int{2}},
 		{"Conv SAME_UPPER stride 2 + Relu fused", 11, ot.Node{Op: "Conv", In: []string{"x", "w", "bias"}, Out: []string{"c"}, Attrs: []ot.Attr{ot.String("auto_pad", "SAME_UPPER"), ot.Ints("strides", 2, 2)}},
 			[]ot.Tensor{ot.F32("w", []int64{1, 1, 2, 2}, 1, 1, 1, 1), ot.F32("bias", []int64{1}, -20)}, []int{1, 1, 4, 4}, x16,
@@ -354,6 +357,58 @@ func TestOperators(t *testing.T) {
 				approx(t, outs[0].Data().([]float32), c.want, 1e-6)
 			}
 		})
+	}
+}
+
+// TestHardSwishFunctionBody checks HardSwish against the function body the
+// ONNX specification defines it by, HardSigmoid(alpha = 1/6, beta = 1/2)
+// then Mul, built from the engine's own operators: bit for bit.
+func TestHardSwishFunctionBody(t *testing.T) {
+	x := make([]float32, 1201)
+	for i := range x {
+		x[i] = float32(i-600) / 100 // -6 … 6 by 0.01: both plateaus and the curve
+	}
+	in := []ot.Value{{Name: "x", Dims: []any{"N", len(x)}}}
+	out := []ot.Value{{Name: "y"}}
+	hs := mustLoad(t, ot.Model{Opset: 14, Nodes: []ot.Node{{Name: "hs", Op: "HardSwish", In: []string{"x"}, Out: []string{"y"}}},
+		Inputs: in, Outputs: out})
+	body := mustLoad(t, ot.Model{Opset: 14, Nodes: []ot.Node{
+		{Name: "hsig", Op: "HardSigmoid", In: []string{"x"}, Out: []string{"s"}, Attrs: []ot.Attr{ot.Float("alpha", 1.0/6), ot.Float("beta", 0.5)}},
+		{Name: "mul", Op: "Mul", In: []string{"x", "s"}, Out: []string{"y"}},
+	}, Inputs: in, Outputs: out})
+	got := run1(t, hs, dense([]int{1, len(x)}, x))
+	want := run1(t, body, dense([]int{1, len(x)}, x))
+	for i := range got {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("HardSwish(%v) = %v, HardSigmoid·x gives %v", x[i], got[i], want[i])
+		}
+	}
+}
+
+// TestSupportedOps checks the list of operators against the table and the
+// load-time check.
+func TestSupportedOps(t *testing.T) {
+	ops := SupportedOps()
+	if !slices.IsSorted(ops) || len(slices.Compact(slices.Clone(ops))) != len(ops) {
+		t.Errorf("SupportedOps() = %v: not sorted or not unique", ops)
+	}
+	if len(ops) != len(opTable) {
+		t.Errorf("SupportedOps() has %d operators, the table %d", len(ops), len(opTable))
+	}
+	var nodes []onode
+	for _, op := range ops {
+		if opTable[op].build == nil {
+			t.Errorf("%s has no build function", op)
+		}
+		nodes = append(nodes, onode{name: "n_" + op, op: op})
+	}
+	if err := checkOps(nodes, 13); err != nil {
+		t.Errorf("checkOps rejects a supported operator: %v", err)
+	}
+	for _, op := range []string{"Conv", "HardSwish", "Resize"} {
+		if !slices.Contains(ops, op) {
+			t.Errorf("SupportedOps() lacks %s", op)
+		}
 	}
 }
 
@@ -400,7 +455,17 @@ func TestLoadErrors(t *testing.T) {
 		m    ot.Model
 		want []string
 	}{
-		{"unknown op", base(ot.Node{Op: "FancyOp"}), []string{`node "bad_node"`, "unsupported operator FancyOp"}},
+		{"unknown op", base(ot.Node{Op: "FancyOp"}), []string{`unsupported operator FancyOp (opset 11, node "bad_node")`}},
+		{"unknown ops", ot.Model{Opset: 13,
+			Nodes: []ot.Node{
+				{Name: "a", Op: "Gelu", In: []string{"x"}, Out: []string{"h1"}},
+				{Name: "b", Op: "Relu", In: []string{"h1"}, Out: []string{"h2"}},
+				{Name: "c", Op: "FusedConv", Domain: "com.microsoft", In: []string{"h2"}, Out: []string{"h3"}},
+				{Name: "d", Op: "GridSample", In: []string{"h3"}, Out: []string{"h4"}},
+				{Name: "e", Op: "Gelu", In: []string{"h4"}, Out: []string{"y"}},
+			},
+			Inputs: []ot.Value{{Name: "x", Dims: []any{"N", 4}}}, Outputs: []ot.Value{{Name: "y"}}},
+			[]string{`3 unsupported operators: Gelu (opset 13, node "a" and 1 more), FusedConv in domain "com.microsoft" (node "c"), GridSample (opset 13, node "d")`}},
 		{"unknown attribute", base(ot.Node{Op: "Relu", Attrs: []ot.Attr{ot.Int("fancy", 1)}}), []string{`node "bad_node" (Relu`, `unsupported attribute "fancy"`}},
 		{"pad wrap", base(ot.Node{Op: "Pad", In: []string{"x", "p"}, Attrs: []ot.Attr{ot.String("mode", "wrap")}}, ot.I64("p", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1)), []string{`"mode" = "wrap"`}},
 		{"resize cubic", base(ot.Node{Op: "Resize", In: []string{"x", "", "s"}, Attrs: []ot.Attr{ot.String("mode", "cubic")}}, ot.F32("s", []int64{4}, 1, 1, 2, 2)), []string{`"mode" = "cubic"`}},
@@ -409,7 +474,8 @@ func TestLoadErrors(t *testing.T) {
 		{"conv bad auto_pad", base(ot.Node{Op: "Conv", In: []string{"x", "w"}, Attrs: []ot.Attr{ot.String("auto_pad", "FANCY")}}, w), []string{`"auto_pad" = "FANCY"`}},
 		{"3-D conv", ot.Model{Opset: 11, Nodes: []ot.Node{{Name: "bad_node", Op: "Conv", In: []string{"x", "w"}, Out: []string{"y"}}},
 			Inits:  []ot.Tensor{ot.F32("w", []int64{1, 1, 1, 1, 1}, 1)},
-			Inputs: []ot.Value{{Name: "x", Dims: []any{1, 1, 2, 2, 2}}}, Outputs: []ot.Value{{Name: "y"}}}, []string{"only 2-D convolution"}},
+			Inputs: []ot.Value{{Name: "x", Dims: []any{1, 1, 2, 2, 2}}}, Outputs: []ot.Value{{Name: "y"}}}, []string{"only 1-D and 2-D convolution"}},
+		{"clip bound not a scalar", base(ot.Node{Op: "Clip", In: []string{"x", "lo"}}, ot.F32("lo", []int64{2}, 0, 1)), []string{`node "bad_node" (Clip`, "input 1 (min) has 2 values, want a scalar"}},
 		{"missing input", base(ot.Node{Op: "Add", In: []string{"x", "nowhere"}}), []string{`input "nowhere" is not produced`}},
 		{"dynamic spatial dim", ot.Model{Opset: 11, Nodes: []ot.Node{{Name: "n", Op: "Relu", In: []string{"x"}, Out: []string{"y"}}},
 			Inputs: []ot.Value{{Name: "x", Dims: []any{"N", "H"}}}, Outputs: []ot.Value{{Name: "y"}}}, []string{`dimension 1 ("H") is dynamic`}},
@@ -582,5 +648,53 @@ func TestNoRuntimeOps(t *testing.T) {
 	x := []float32{1, 2, 3, 4}
 	for rep := 0; rep < 2; rep++ {
 		approx(t, run1(t, m, dense([]int{2, 2}, x)), x, 0)
+	}
+}
+
+// TestNewOpErrors checks that attribute values of the operators of issue
+// #18 outside what is implemented (or hostile sizes) fail at load time with
+// the operator, node and value named.
+func TestNewOpErrors(t *testing.T) {
+	one := func(n ot.Node, in []any, inits ...ot.Tensor) ot.Model {
+		n.Name, n.Out = "bad_node", []string{"y"}
+		if n.In == nil {
+			n.In = []string{"x"}
+		}
+		return ot.Model{Opset: 13, Nodes: []ot.Node{n}, Inits: inits,
+			Inputs: []ot.Value{{Name: "x", Dims: in}}, Outputs: []ot.Value{{Name: "y"}}}
+	}
+	cases := []struct {
+		name string
+		m    ot.Model
+		want string
+	}{
+		{"tile too large", one(ot.Node{Op: "Tile", In: []string{"x", "r"}}, []any{"N", 4}, ot.I64("r", []int64{2}, 1, 1<<40)), "the limit per tensor"},
+		{"tile negative", one(ot.Node{Op: "Tile", In: []string{"x", "r"}}, []any{"N", 4}, ot.I64("r", []int64{2}, 1, -2)), "negative repeat"},
+		{"convtranspose output_shape", one(ot.Node{Op: "ConvTranspose", In: []string{"x", "w"}, Attrs: []ot.Attr{ot.Ints("output_shape", 1<<40, 1<<40)}},
+			[]any{1, 1, 2, 2}, ot.F32("w", []int64{1, 1, 1, 1}, 1)), "the limit per tensor"},
+		{"convtranspose pads", one(ot.Node{Op: "ConvTranspose", In: []string{"x", "w"}, Attrs: []ot.Attr{ot.Ints("pads", -1, 0, 0, 0)}},
+			[]any{1, 1, 2, 2}, ot.F32("w", []int64{1, 1, 1, 1}, 1)), `"pads"`},
+		{"topk k", one(ot.Node{Op: "TopK", In: []string{"x", "k"}, Out: []string{"v", "i"}}, []any{2, 5}, ot.I64("k", []int64{1}, 9)), "K = 9 out of range"},
+		{"einsum diagonal", one(ot.Node{Op: "Einsum", Attrs: []ot.Attr{ot.String("equation", "ii->i")}}, []any{3, 3}), "diagonals are not supported"},
+		{"einsum rank", one(ot.Node{Op: "Einsum", Attrs: []ot.Attr{ot.String("equation", "ij->j")}}, []any{3, 3, 3}), "does not match an operand of rank 3"},
+		{"mod fmod 0 on floats", one(ot.Node{Op: "Mod", In: []string{"x", "x"}}, []any{3}), `"fmod" = 0`},
+		{"depthtospace blocksize", one(ot.Node{Op: "DepthToSpace", Attrs: []ot.Attr{ot.Int("blocksize", 3)}}, []any{1, 8, 2, 2}), `"blocksize" = 3`},
+		{"layernorm scale shape", one(ot.Node{Op: "LayerNormalization", In: []string{"x", "s"}}, []any{2, 4}, ot.F32("s", []int64{3}, 1, 1, 1)), "Scale of shape [3] does not broadcast to [4]"},
+		{"scatternd index", one(ot.Node{Op: "ScatterND", In: []string{"x", "i", "u"}}, []any{4}, ot.I64("i", []int64{1, 1}, 7), ot.F32("u", []int64{1}, 1)), "out of range"},
+		{"1-D conv pads", one(ot.Node{Op: "Conv", In: []string{"x", "w"}, Attrs: []ot.Attr{ot.Ints("pads", 1, 1, 1, 1)}}, []any{1, 1, 5}, ot.F32("w", []int64{1, 1, 3}, 1, 1, 1)), "want 2 values for a 1-D convolution"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "topk k" {
+				c.m.Outputs = []ot.Value{{Name: "v"}}
+			}
+			_, err := LoadBytes(c.m.Bytes(), "model.onnx")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `node "bad_node"`) {
+				t.Errorf("error %q does not contain %q and the node", err, c.want)
+			}
+		})
 	}
 }

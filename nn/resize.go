@@ -2,10 +2,14 @@ package nn
 
 import "math"
 
-// resizeOp implements Resize (opsets 10–19 without cubic, antialias or
+// resizeOp and upsampleOp are the build functions of Resize and Upsample.
+func resizeOp(b *builder, a *attrs, ins []*value) *value   { return b.resize(false, a, ins) }
+func upsampleOp(b *builder, a *attrs, ins []*value) *value { return b.resize(true, a, ins) }
+
+// resize implements Resize (opsets 10–19 without cubic, antialias or
 // tf_crop_and_resize) and Upsample (opsets 7–9) with ONNX Runtime's
 // coordinate arithmetic (float32).
-func (b *builder) resizeOp(op string, a *attrs, ins []*value) *value {
+func (b *builder) resize(upsample bool, a *attrs, ins []*value) *value {
 	x := need(ins, 0, "X")
 	r := len(x.shape)
 	mode := a.str("mode", "nearest")
@@ -13,7 +17,7 @@ func (b *builder) resizeOp(op string, a *attrs, ins []*value) *value {
 	var scales []float32
 	var sizes []int64
 	switch {
-	case op == "Upsample":
+	case upsample:
 		if b.p.opset < 7 {
 			fail("Upsample before opset 7 is not supported")
 		}
@@ -51,7 +55,7 @@ func (b *builder) resizeOp(op string, a *attrs, ins []*value) *value {
 	switch mode {
 	case "nearest", "linear":
 	case "bilinear": // Upsample's older name
-		if op != "Upsample" {
+		if !upsample {
 			fail("attribute \"mode\" = %q is not supported", mode)
 		}
 		mode = "linear"
@@ -71,6 +75,9 @@ func (b *builder) resizeOp(op string, a *attrs, ins []*value) *value {
 	case "simple", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil":
 	default:
 		fail("attribute \"nearest_mode\" = %q is not supported", nearest)
+	}
+	if numel(x.shape) == 0 {
+		fail("input of shape %v is empty", x.shape)
 	}
 	out := make([]int, r)
 	sc := make([]float32, r)
@@ -92,11 +99,16 @@ func (b *builder) resizeOp(op string, a *attrs, ins []*value) *value {
 				fail("scales %v must be positive", scales)
 			}
 			sc[d] = scales[d]
-			out[d] = int(scales[d] * float32(x.shape[d]))
+			o := scales[d] * float32(x.shape[d])
+			if !(float64(o) <= float64(b.p.opt.MaxElements)) {
+				b.overLimit("scales %v make axis %d of %v %g long", scales, d, x.shape, o)
+			}
+			out[d] = int(o)
 		}
 	default:
 		fail("neither scales nor sizes is given")
 	}
+	b.checkShape(out)
 	orig := func(d, i int) float32 {
 		in, o, s := float32(x.shape[d]), float32(out[d]), sc[d]
 		xf := float32(i)

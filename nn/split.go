@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -27,12 +28,12 @@ import (
 // splitMinBatch is the smallest batch Run runs image by image in parallel.
 const splitMinBatch = 2
 
-// perImage reports whether node n, compiled to outs from ins in a graph
-// built for b.batch images, computes image i of its outputs from image i of
-// its inputs alone (axis 0 being the batch axis of every runtime value).
-// It is conservative: an operator it does not know, or one used across the
-// batch axis, makes the graph not separable.
-func (b *builder) perImage(n *onode, ins, outs []*value) bool {
+// perImage reports whether the node just compiled by def from ins to outs,
+// in a graph built for b.batch images, computes image i of its outputs from
+// image i of its inputs alone (axis 0 being the batch axis of every runtime
+// value). It is conservative: an operator without a per-image rule, or one
+// used across the batch axis, makes the graph not separable.
+func (b *builder) perImage(def opDef, a *attrs, ins, outs []*value) bool {
 	runtimeOut := false
 	for _, v := range outs {
 		if v == nil {
@@ -45,90 +46,68 @@ func (b *builder) perImage(n *onode, ins, outs []*value) bool {
 	if !runtimeOut {
 		return true // folded while building: no work at run time
 	}
-	batched := func(v *value) bool { return v.c == nil && len(v.shape) > 0 && v.shape[0] == b.batch }
 	for _, v := range outs {
-		if v != nil && !batched(v) {
+		if v != nil && !b.batched(v) {
 			return false
 		}
 	}
-	// onlyFirst: input 0 is a batched runtime value, the others constants.
-	onlyFirst := func() bool {
-		if len(ins) == 0 || ins[0] == nil || !batched(ins[0]) {
+	return def.perImage != nil && def.perImage(b, a, ins, outs)
+}
+
+// batched reports whether v is a runtime value with the batch axis first.
+func (b *builder) batched(v *value) bool {
+	return v.c == nil && len(v.shape) > 0 && v.shape[0] == b.batch
+}
+
+// batchedFirst is the per-image rule of the operators that compute an
+// image of their output from that image of input 0 (element-wise, by
+// windows within an image, or a reshape that keeps the batch axis:
+// row-major, each image's values stay one block): input 0 is a batched
+// runtime value, the others are constants.
+func batchedFirst(b *builder, _ *attrs, ins, _ []*value) bool {
+	if len(ins) == 0 || ins[0] == nil || !b.batched(ins[0]) {
+		return false
+	}
+	for _, v := range ins[1:] {
+		if v != nil && v.c == nil {
 			return false
 		}
-		for _, v := range ins[1:] {
-			if v != nil && v.c == nil {
+	}
+	return true
+}
+
+// samePerImage reports whether v is a constant with the batch axis first
+// whose images are all equal: what a constant broadcast along the batch
+// (an Expand of a [1,…] tensor to the batch size) holds, and what the
+// graph built for one image holds once.
+func (b *builder) samePerImage(v *value) bool {
+	if v.c == nil || len(v.shape) == 0 || v.shape[0] != b.batch {
+		return false
+	}
+	per := numel(v.shape[1:])
+	if v.c.isInt {
+		for i := per; i < len(v.c.i); i++ {
+			if v.c.i[i] != v.c.i[i%per] {
 				return false
 			}
 		}
 		return true
 	}
-	a := newAttrs(n)
-	// axisNot0 reports whether the attribute axis (default def) of a rank-r
-	// value, normalised, is not the batch axis.
-	axisNot0 := func(def int64, r int) bool {
-		ax := a.int("axis", def)
-		if ax < 0 {
-			ax += int64(r)
+	for i := per; i < len(v.c.f); i++ {
+		if math.Float32bits(v.c.f[i]) != math.Float32bits(v.c.f[i%per]) {
+			return false
 		}
-		return ax > 0 && ax < int64(r)
 	}
-	switch n.op {
-	case "Identity", "Dropout", "Cast", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg",
-		"Abs", "Floor", "Ceil", "Reciprocal", "LeakyRelu", "Elu", "HardSigmoid", "Clip",
-		"Conv", "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-		"Reshape", "Squeeze", "Unsqueeze":
-		// Element-wise, per-image windows, or a reshape that keeps the
-		// batch axis (row-major: each image's values stay one block).
-		return onlyFirst()
-	case "Flatten":
-		return onlyFirst() && a.int("axis", 1) != 0
-	case "Softmax":
-		def := int64(1)
-		if b.p.opset >= 13 {
-			def = -1
-		}
-		return onlyFirst() && axisNot0(def, len(ins[0].shape))
-	case "Transpose":
-		perm := a.ints("perm", nil)
-		return onlyFirst() && (len(ins[0].shape) == 1 || (len(perm) > 0 && perm[0] == 0))
-	case "Concat":
-		for _, v := range ins {
-			if v == nil || !batched(v) {
-				return false
-			}
-		}
-		return len(ins) > 0 && axisNot0(0, len(ins[0].shape))
-	case "Add", "Sub", "Mul", "Div", "Pow":
-		r := len(outs[0].shape)
-		for _, v := range ins {
-			switch {
-			case v == nil:
-				return false
-			case v.c == nil:
-				// A runtime operand must span the batch axis itself.
-				if len(v.shape) != r || !batched(v) {
-					return false
-				}
-			case len(v.shape) == r && v.shape[0] != 1:
-				// A constant broadcast along the batch axis only.
-				return false
-			}
-		}
-		return true
-	case "Gemm":
-		c := ins[2:]
-		ok := onlyFirst() && a.int("transA", 0) == 0
-		for _, v := range c {
-			if v != nil && len(v.shape) == 2 && v.shape[0] != 1 {
-				ok = false
-			}
-		}
-		return ok
-	case "MatMul":
-		return onlyFirst() && len(ins[0].shape) >= 2 && len(ins) == 2 && len(ins[1].shape) == 2
+	return true
+}
+
+// axisNot0 reports whether axis ax of a rank-r value, normalised, is not
+// the batch axis.
+func axisNot0(ax int64, r int) bool {
+	if ax < 0 {
+		ax += int64(r)
 	}
-	return false
+	return ax > 0 && ax < int64(r)
 }
 
 // splitRun runs a batch of n images image by image, for a separable graph

@@ -65,6 +65,10 @@ func TestSeparable(t *testing.T) {
 			{Name: "f", Op: "Flatten", In: []string{"c"}, Out: []string{"d"}},
 			{Name: "s", Op: "Softmax", In: []string{"d"}, Out: []string{"y"}},
 		}, []ot.Tensor{conv}, []any{"N", 2, 1, 3}, true},
+		{"conv hardswish", 14, []ot.Node{
+			{Name: "c", Op: "Conv", In: []string{"x", "w"}, Out: []string{"a"}},
+			{Name: "h", Op: "HardSwish", In: []string{"a"}, Out: []string{"y"}},
+		}, []ot.Tensor{conv}, []any{"N", 2, 1, 3}, true},
 		{"gemm add constant", 13, []ot.Node{
 			{Name: "g", Op: "Gemm", In: []string{"x", "w", "bias"}, Out: []string{"a"}},
 			{Name: "add", Op: "Add", In: []string{"a", "k"}, Out: []string{"y"}},
@@ -88,9 +92,35 @@ func TestSeparable(t *testing.T) {
 		{"add of a constant with one row per image", 13, []ot.Node{
 			{Name: "add", Op: "Add", In: []string{"x", "k"}, Out: []string{"y"}},
 		}, []ot.Tensor{ot.F32("k", []int64{6, 1}, 1, 2, 3, 4, 5, 6)}, []any{"N", 3}, false},
-		{"reduce (not known to be per image)", 13, []ot.Node{
+		{"reduce within images", 13, []ot.Node{
 			{Name: "m", Op: "ReduceMean", In: []string{"x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Ints("axes", 1)}},
+		}, nil, []any{"N", 3}, true},
+		{"reduce over the batch", 13, []ot.Node{
+			{Name: "m", Op: "ReduceMean", In: []string{"x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Ints("axes", 0)}},
 		}, nil, []any{"N", 3}, false},
+		{"reduce over everything", 13, []ot.Node{
+			{Name: "m", Op: "ReduceSum", In: []string{"x"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Int("keepdims", 0)}},
+		}, nil, []any{"N", 3}, false},
+		{"concat with a constant row per image (expanded class token)", 13, []ot.Node{
+			{Name: "sh", Op: "Shape", In: []string{"x"}, Out: []string{"sh"}},
+			{Name: "g", Op: "Gather", In: []string{"sh", "zero"}, Out: []string{"n"}},
+			{Name: "n1", Op: "Unsqueeze", In: []string{"n", "zero1"}, Out: []string{"n1"}},
+			{Name: "shape", Op: "Concat", In: []string{"n1", "rest"}, Out: []string{"shape"}, Attrs: []ot.Attr{ot.Int("axis", 0)}},
+			{Name: "e", Op: "Expand", In: []string{"tok", "shape"}, Out: []string{"t"}},
+			{Name: "u", Op: "Unsqueeze", In: []string{"x", "one"}, Out: []string{"x3"}},
+			{Name: "cat", Op: "Concat", In: []string{"t", "x3"}, Out: []string{"y"}, Attrs: []ot.Attr{ot.Int("axis", 1)}},
+		}, []ot.Tensor{ot.F32("tok", []int64{1, 1, 3}, 1, 2, 3), ot.I64("one", []int64{1}, 1), ot.I64("zero", nil, 0), ot.I64("zero1", []int64{1}, 0), ot.I64("rest", []int64{2}, 1, 3)}, []any{"N", 3}, true},
+		{"slice within images", 13, []ot.Node{
+			{Name: "s", Op: "Slice", In: []string{"x", "st", "en", "ax"}, Out: []string{"y"}},
+		}, []ot.Tensor{ot.I64("st", []int64{1}, 1), ot.I64("en", []int64{1}, 3), ot.I64("ax", []int64{1}, 1)}, []any{"N", 3}, true},
+		{"slice reversing the batch", 13, []ot.Node{
+			{Name: "s", Op: "Slice", In: []string{"x", "st", "en", "ax", "step"}, Out: []string{"y"}},
+		}, []ot.Tensor{ot.I64("st", []int64{1}, -1), ot.I64("en", []int64{1}, -100), ot.I64("ax", []int64{1}, 0), ot.I64("step", []int64{1}, -1)}, []any{"N", 3}, false},
+		{"batched matmul of two run-time values", 13, []ot.Node{
+			{Name: "u", Op: "Unsqueeze", In: []string{"x", "two"}, Out: []string{"a"}},
+			{Name: "v", Op: "Unsqueeze", In: []string{"x", "one"}, Out: []string{"b"}},
+			{Name: "mm", Op: "MatMul", In: []string{"a", "b"}, Out: []string{"y"}},
+		}, []ot.Tensor{ot.I64("one", []int64{1}, 1), ot.I64("two", []int64{1}, 2)}, []any{"N", 3}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,9 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // number is the element type of the tensors the engine handles: float32
 // for data, int64 for shapes and indices folded at load time.
@@ -133,6 +136,18 @@ func gatherAxes[T number](out, in []T, is []int, maps [][]int, fill T) {
 	if inner == 0 || len(out) == 0 {
 		return
 	}
+	// lastRun ≥ 0: the last axis's map is a contiguous run of the input's
+	// last axis starting there, copied row by row.
+	lastRun := -1
+	if st[nd-1] == 1 && last[0] >= 0 {
+		lastRun = last[0]
+		for j, m := range last {
+			if m != lastRun+j {
+				lastRun = -1
+				break
+			}
+		}
+	}
 	idx := make([]int, nd)
 	for o := 0; o < len(out); o += inner {
 		base := 0
@@ -150,6 +165,8 @@ func gatherAxes[T number](out, in []T, is []int, maps [][]int, fill T) {
 			for j := range dst {
 				dst[j] = fill
 			}
+		} else if lastRun >= 0 {
+			copy(dst, in[base+lastRun:])
 		} else {
 			row := in[base:]
 			ls := st[nd-1]
@@ -172,8 +189,116 @@ func gatherAxes[T number](out, in []T, is []int, maps [][]int, fill T) {
 }
 
 // transpose permutes the axes of in (shape is) into out: output axis i is
-// input axis perm[i].
+// input axis perm[i]. Axes of size 1 are dropped and axes that stay
+// neighbours merged first; what remains is a copy, a batch of 2-D
+// transposes (done in cache-sized tiles: NCHW↔NHWC, [L,N,E]→[N,L,E]-like
+// swaps with a contiguous inner run copied whole) or a general permutation.
 func transpose[T number](out, in []T, is []int, perm []int) {
+	ms, mp := mergeAxes(is, perm)
+	switch {
+	case len(ms) <= 1:
+		copy(out, in)
+		return
+	case len(ms) == 2 && mp[0] == 1:
+		transpose2D(out, in, 1, ms[0], ms[1], 1)
+		return
+	case len(ms) == 3 && mp[0] == 0 && mp[1] == 2 && mp[2] == 1:
+		transpose2D(out, in, ms[0], ms[1], ms[2], 1)
+		return
+	case len(ms) == 3 && mp[0] == 1 && mp[1] == 0 && mp[2] == 2:
+		transpose2D(out, in, 1, ms[0], ms[1], ms[2])
+		return
+	case len(ms) == 4 && mp[0] == 0 && mp[1] == 2 && mp[2] == 1 && mp[3] == 3:
+		transpose2D(out, in, ms[0], ms[1], ms[2], ms[3])
+		return
+	}
+	transposeGeneral(out, in, ms, mp)
+}
+
+// mergeAxes returns shape is and permutation perm with the axes of size 1
+// dropped and the input axes that stay adjacent and in order in the output
+// merged into one.
+func mergeAxes(is, perm []int) (ms, mp []int) {
+	// Input axes kept (size > 1), renumbered.
+	keep := make([]int, len(is))
+	n := 0
+	for k, d := range is {
+		keep[k] = -1
+		if d != 1 {
+			keep[k] = n
+			n++
+		}
+	}
+	var p []int
+	for _, a := range perm {
+		if keep[a] >= 0 {
+			p = append(p, keep[a])
+		}
+	}
+	var s []int
+	for _, d := range is {
+		if d != 1 {
+			s = append(s, d)
+		}
+	}
+	// Runs of consecutive input axes in the output order.
+	var runs [][2]int // input axes [first, last] per run, in output order
+	for k, a := range p {
+		if k > 0 && a == runs[len(runs)-1][1]+1 {
+			runs[len(runs)-1][1] = a
+			continue
+		}
+		runs = append(runs, [2]int{a, a})
+	}
+	// Renumber the runs in input order.
+	order := make([]int, len(runs))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(x, y int) int { return runs[x][0] - runs[y][0] })
+	ms = make([]int, len(runs))
+	for rank, k := range order {
+		ms[rank] = numel(s[runs[k][0] : runs[k][1]+1])
+	}
+	mp = make([]int, len(runs))
+	for rank, k := range order {
+		mp[k] = rank
+	}
+	return ms, mp
+}
+
+// transpose2D sets out[b, j, i, r] = in[b, i, j, r] for in of shape
+// [nb, ni, nj, inner], in tiles.
+func transpose2D[T number](out, in []T, nb, ni, nj, inner int) {
+	const tile = 16
+	blk := ni * nj * inner
+	for b := 0; b < nb; b++ {
+		src, dst := in[b*blk:(b+1)*blk], out[b*blk:(b+1)*blk]
+		for i0 := 0; i0 < ni; i0 += tile {
+			i1 := min(i0+tile, ni)
+			for j0 := 0; j0 < nj; j0 += tile {
+				j1 := min(j0+tile, nj)
+				if inner == 1 {
+					for j := j0; j < j1; j++ {
+						row := dst[j*ni : (j+1)*ni]
+						for i := i0; i < i1; i++ {
+							row[i] = src[i*nj+j]
+						}
+					}
+					continue
+				}
+				for j := j0; j < j1; j++ {
+					for i := i0; i < i1; i++ {
+						copy(dst[(j*ni+i)*inner:(j*ni+i+1)*inner], src[(i*nj+j)*inner:])
+					}
+				}
+			}
+		}
+	}
+}
+
+// transposeGeneral is transpose for any permutation.
+func transposeGeneral[T number](out, in []T, is []int, perm []int) {
 	nd := len(is)
 	if nd == 0 || len(out) == 0 {
 		copy(out, in)

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,34 +8,25 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
 )
 
-// File names inside an experiment's result folder.
-const (
-	// VerdictsFile is the exhaustive verdict table (the baseline).
-	VerdictsFile = "sweep.csv"
-	// SummaryFile is each agent's summary, in results/<experiment>/<agent>/.
-	SummaryFile = "summary.json"
-	// ReportFile is the report Render writes.
-	ReportFile = "report.md"
-	// FiguresDir and TablesDir hold Render's figures and tables.
-	FiguresDir = "figures"
-	TablesDir  = "tables"
-)
-
-// Experiment is everything read from one experiment's result folder:
+// Experiment is everything read from one experiment's result folder (see
+// package record for its layout):
 //
-//	results/<experiment>/sweep.csv             exhaustive verdict table (optional)
-//	results/<experiment>/<agent>/summary.json  final state of every seed's run
+//	results/<experiment>/run.json               what ran (optional)
+//	results/<experiment>/sweep.csv              exhaustive verdict table (optional)
+//	results/<experiment>/<agent>/summary.json   final state of every seed's run
 //	results/<experiment>/<agent>/seed-<n>.jsonl progress log of seed n (optional)
-//	results/<experiment>/config.yaml           the experiment's config (optional)
+//	results/<experiment>/<agent>/timing.json    measured times (optional)
+//	results/<experiment>/config.yaml            the experiment's config (optional, quoted verbatim)
 type Experiment struct {
 	Name string // folder name
 	Dir  string
+	// Meta is the run metadata; nil when the folder has no run.json (then
+	// the report says what it cannot tell).
+	Meta *record.Meta
 	// Verdicts is the exhaustive table; nil when the folder has none.
 	Verdicts []record.Verdict
 	// Agents are the agent folders with a summary.json, sorted by name.
@@ -61,21 +51,10 @@ type Agent struct {
 	TimesFromFile bool
 }
 
-// TimingFile is the agent folder's optional timing.json: measured times of
-// each run, in the order of the summary's runs.
-const TimingFile = "timing.json"
-
-// timingFile is the part of timing.json that Load reads.
-type timingFile struct {
-	MeanDecisionUS float64 `json:"mean_decision_us"`
-	Runs           []struct {
-		MeanIterationMS float64 `json:"mean_iteration_ms"`
-	} `json:"runs"`
-}
-
 // Load reads an experiment's result folder. configFile, when not empty, is
 // the experiment's YAML config to quote in the report; otherwise
-// dir/config.yaml (or config.yml) is used when present. It fails when the
+// dir/config.yaml (or config.yml) is used when present. The config is only
+// quoted, never parsed: what ran comes from run.json. It fails when the
 // folder holds neither a verdict table nor an agent summary, and names the
 // file of any result that cannot be read.
 func Load(dir, configFile string) (*Experiment, error) {
@@ -87,7 +66,17 @@ func Load(dir, configFile string) (*Experiment, error) {
 		return nil, fmt.Errorf("plots: results folder %s is not a directory", dir)
 	}
 	e := &Experiment{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
-	vp := filepath.Join(dir, VerdictsFile)
+	mp := filepath.Join(dir, record.MetaFile)
+	if _, err := os.Stat(mp); err == nil {
+		m, err := record.ReadMeta(mp)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		e.Meta = &m
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	vp := filepath.Join(dir, record.VerdictsFile)
 	if _, err := os.Stat(vp); err == nil {
 		if e.Verdicts, err = record.ReadVerdictsCSV(vp); err != nil {
 			return nil, fmt.Errorf("plots: %w", err)
@@ -103,10 +92,10 @@ func Load(dir, configFile string) (*Experiment, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	for _, en := range entries { // ReadDir sorts by name
-		if !en.IsDir() || en.Name() == FiguresDir || en.Name() == TablesDir {
+		if !en.IsDir() || en.Name() == record.FiguresDir || en.Name() == record.TablesDir {
 			continue
 		}
-		sp := filepath.Join(dir, en.Name(), SummaryFile)
+		sp := filepath.Join(dir, en.Name(), record.SummaryFile)
 		if _, err := os.Stat(sp); err != nil {
 			continue
 		}
@@ -117,10 +106,10 @@ func Load(dir, configFile string) (*Experiment, error) {
 		e.Agents = append(e.Agents, a)
 	}
 	if e.Verdicts == nil && len(e.Agents) == 0 {
-		return nil, fmt.Errorf("plots: %s holds no results: want %s or <agent>/%s", dir, VerdictsFile, SummaryFile)
+		return nil, fmt.Errorf("plots: %s holds no results: want %s or <agent>/%s", dir, record.VerdictsFile, record.SummaryFile)
 	}
 	if configFile == "" {
-		for _, name := range []string{"config.yaml", "config.yml"} {
+		for _, name := range []string{record.ConfigFile, "config.yml"} {
 			if p := filepath.Join(dir, name); fileExists(p) {
 				configFile = p
 				break
@@ -137,15 +126,15 @@ func Load(dir, configFile string) (*Experiment, error) {
 }
 
 func loadAgent(dir string) (Agent, error) {
-	s, err := record.ReadSummary(filepath.Join(dir, SummaryFile))
+	s, err := record.ReadSummary(filepath.Join(dir, record.SummaryFile))
 	if err != nil {
 		return Agent{}, fmt.Errorf("plots: %w", err)
 	}
 	a := Agent{Name: filepath.Base(dir), Summary: s}
-	if err := a.readTiming(filepath.Join(dir, TimingFile)); err != nil {
+	if err := a.readTiming(filepath.Join(dir, record.TimingFile)); err != nil {
 		return Agent{}, err
 	}
-	matches, err := filepath.Glob(filepath.Join(dir, "seed-*.jsonl"))
+	matches, err := filepath.Glob(filepath.Join(dir, record.LogGlob))
 	if err != nil {
 		return Agent{}, fmt.Errorf("plots: %w", err)
 	}
@@ -155,9 +144,8 @@ func loadAgent(dir string) (Agent, error) {
 	}
 	var files []seedFile
 	for _, m := range matches {
-		s := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "seed-"), ".jsonl")
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
+		n, ok := record.ParseLogFile(filepath.Base(m))
+		if !ok {
 			return Agent{}, fmt.Errorf("plots: progress log %s: name is not seed-<n>.jsonl", m)
 		}
 		files = append(files, seedFile{n, m})
@@ -191,19 +179,15 @@ func (a *Agent) readTiming(path string) error {
 	if timed {
 		return nil
 	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	tf, err := record.ReadTiming(path)
 	if err != nil {
 		return fmt.Errorf("plots: %w", err)
 	}
-	var tf timingFile
-	if err := json.Unmarshal(b, &tf); err != nil {
-		return fmt.Errorf("plots: %s: %w", path, err)
-	}
 	if len(tf.Runs) != len(a.Summary.Runs) {
-		return fmt.Errorf("plots: %s has %d runs, its %s %d", path, len(tf.Runs), SummaryFile, len(a.Summary.Runs))
+		return fmt.Errorf("plots: %s has %d runs, its %s %d", path, len(tf.Runs), record.SummaryFile, len(a.Summary.Runs))
 	}
 	for i, r := range tf.Runs {
 		if r.MeanIterationMS < 0 || math.IsNaN(r.MeanIterationMS) {

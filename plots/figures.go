@@ -61,8 +61,8 @@ type figure struct {
 }
 
 type legendEntry struct {
-	name  string
-	thumb plot.Thumbnailer
+	name   string
+	thumbs []plot.Thumbnailer // drawn on top of each other
 }
 
 // legendFontSize is the legend's text size; legendLeft indents the legend
@@ -84,7 +84,7 @@ func (f figure) legends() ([]plot.Legend, vg.Length) {
 	for _, e := range f.Legend {
 		l := plot.NewLegend()
 		l.TextStyle.Font.Size = vg.Points(legendFontSize)
-		l.Add(e.name, e.thumb)
+		l.Add(e.name, e.thumbs...)
 		r := l.Rectangle(draw.Canvas{})
 		widest = max(widest, r.Max.X-r.Min.X)
 	}
@@ -99,7 +99,7 @@ func (f figure) legends() ([]plot.Legend, vg.Length) {
 		l.Top, l.Left = true, true
 		l.Padding = vg.Points(2)
 		for _, e := range f.Legend[c*rows : min((c+1)*rows, n)] {
-			l.Add(e.name, e.thumb)
+			l.Add(e.name, e.thumbs...)
 		}
 		r := l.Rectangle(draw.Canvas{})
 		h = max(h, r.Max.Y-r.Min.Y)
@@ -217,7 +217,7 @@ func barChart(stem, title, ylabel string, categories []string, series []barSerie
 			ci++
 		}
 		p.Add(b)
-		legend = append(legend, legendEntry{s.Name, b})
+		legend = append(legend, legendEntry{s.Name, []plot.Thumbnailer{b}})
 	}
 	p.NominalX(categories...)
 	p.Y.Min = 0
@@ -239,6 +239,40 @@ type lineSeries struct {
 	Lo, Hi []float64
 	// Color, when set, overrides the automatic colour.
 	Color *color.NRGBA
+	// Points marks every point with a filled circle. Faint, when set (one
+	// flag per point), draws a point as a hollow circle that the line does
+	// not pass through (a rate from too few observations). A NaN in Y
+	// leaves a gap: the line does not join the points on either side.
+	Points bool
+	Faint  []bool
+	// FaintName, when set, is the legend entry of the faint points (drawn
+	// only when there are some).
+	FaintName string
+}
+
+// markerRadius is the radius of the points of a lineSeries.
+const markerRadius = vg.Length(2.6)
+
+// lineSegments splits a series into the runs of consecutive points the
+// line joins: those with a value (not NaN) and not faint. A run of one
+// point is returned too (drawn as a marker only).
+func lineSegments(x, y []float64, faint []bool) []plotter.XYs {
+	var out []plotter.XYs
+	var cur plotter.XYs
+	for i := range x {
+		if math.IsNaN(y[i]) || (faint != nil && faint[i]) {
+			if len(cur) > 0 {
+				out = append(out, cur)
+				cur = nil
+			}
+			continue
+		}
+		cur = append(cur, plotter.XY{X: x[i], Y: y[i]})
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // lineChart draws curves; ymin/ymax fix the y-range (NaN = automatic),
@@ -247,10 +281,10 @@ func lineChart(stem, title, xlabel, ylabel string, series []lineSeries, ymin, ym
 	p := newPlot(title, xlabel, ylabel)
 	ci := 0
 	lo, hi := math.Inf(1), math.Inf(-1)
-	var bands, lines []plot.Plotter
+	var bands, lines, marks []plot.Plotter
 	var legend []legendEntry
 	for _, s := range series {
-		if len(s.X) != len(s.Y) || len(s.X) == 0 {
+		if len(s.X) != len(s.Y) || len(s.X) == 0 || (s.Faint != nil && len(s.Faint) != len(s.X)) {
 			return figure{}, fmt.Errorf("plots: %s: series %q has %d x and %d y values", stem, s.Name, len(s.X), len(s.Y))
 		}
 		col := baselineColor
@@ -261,10 +295,10 @@ func lineChart(stem, title, xlabel, ylabel string, series []lineSeries, ymin, ym
 			col = seriesColor(ci)
 			ci++
 		}
-		xy := make(plotter.XYs, len(s.X))
 		for i := range s.X {
-			xy[i] = plotter.XY{X: s.X[i], Y: s.Y[i]}
-			lo, hi = math.Min(lo, s.Y[i]), math.Max(hi, s.Y[i])
+			if !math.IsNaN(s.Y[i]) {
+				lo, hi = math.Min(lo, s.Y[i]), math.Max(hi, s.Y[i])
+			}
 		}
 		if s.Lo != nil && s.Hi != nil {
 			poly := make(plotter.XYs, 0, 2*len(s.X))
@@ -284,20 +318,66 @@ func lineChart(stem, title, xlabel, ylabel string, series []lineSeries, ymin, ym
 			pg.LineStyle.Width = 0
 			bands = append(bands, pg)
 		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return figure{}, fmt.Errorf("plots: %s: series %q: %w", stem, s.Name, err)
+		segs := lineSegments(s.X, s.Y, s.Faint)
+		var thumbs []plot.Thumbnailer
+		var solid, faint plotter.XYs // the points drawn as markers
+		for _, seg := range segs {
+			if len(seg) == 1 && len(segs) > 1 {
+				solid = append(solid, seg[0]) // an isolated point: no line to draw
+				continue
+			}
+			l, err := plotter.NewLine(seg)
+			if err != nil {
+				return figure{}, fmt.Errorf("plots: %s: series %q: %w", stem, s.Name, err)
+			}
+			l.LineStyle.Color = col
+			l.LineStyle.Width = vg.Points(1.6)
+			if s.Baseline || s.Dashed {
+				l.LineStyle.Dashes = dashes
+			}
+			lines = append(lines, l)
+			if thumbs == nil {
+				thumbs = append(thumbs, l)
+			}
+			if s.Points {
+				solid = append(solid, seg...)
+			}
 		}
-		l.LineStyle.Color = col
-		l.LineStyle.Width = vg.Points(1.6)
-		if s.Baseline || s.Dashed {
-			l.LineStyle.Dashes = dashes
+		for i := range s.X {
+			if s.Faint != nil && s.Faint[i] && !math.IsNaN(s.Y[i]) {
+				faint = append(faint, plotter.XY{X: s.X[i], Y: s.Y[i]})
+			}
 		}
-		lines = append(lines, l)
-		legend = append(legend, legendEntry{s.Name, l})
+		var faintThumb plot.Thumbnailer
+		for _, m := range []struct {
+			pts   plotter.XYs
+			shape draw.GlyphDrawer
+		}{{solid, draw.CircleGlyph{}}, {faint, draw.RingGlyph{}}} {
+			if len(m.pts) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(m.pts)
+			if err != nil {
+				return figure{}, fmt.Errorf("plots: %s: points of %q: %w", stem, s.Name, err)
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: markerRadius, Shape: m.shape}
+			marks = append(marks, sc)
+			if len(thumbs) < 2 && (s.Points || thumbs == nil) {
+				thumbs = append(thumbs, sc)
+			}
+			faintThumb = sc // the last: the faint points' when there are any
+		}
+		if thumbs == nil {
+			return figure{}, fmt.Errorf("plots: %s: series %q has no value to draw", stem, s.Name)
+		}
+		legend = append(legend, legendEntry{s.Name, thumbs})
+		if len(faint) > 0 && s.FaintName != "" {
+			legend = append(legend, legendEntry{s.FaintName, []plot.Thumbnailer{faintThumb}})
+		}
 	}
 	p.Add(bands...)
 	p.Add(lines...)
+	p.Add(marks...)
 	if math.IsNaN(ymin) {
 		ymin = math.Min(0, lo)
 	}

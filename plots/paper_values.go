@@ -9,6 +9,11 @@ package plots
 //
 // The values are returned by functions so callers cannot change them.
 
+import (
+	"github.com/amt-dev/amt/plots/analysis"
+	"github.com/amt-dev/amt/scenario"
+)
+
 // CIFAR10Classes are the CIFAR-10 class names in label order (0 = airplane),
 // as the paper's Table 1 capitalises them.
 func CIFAR10Classes() []string {
@@ -44,6 +49,56 @@ func PaperTable1() []PaperTable1Row {
 			Classes: [10]float64{11.22, 4.99, 26.69, 35.79, 45.45, 51.97, 15.63, 40.24, 19.78, 55.24}, Avg: 30.70}, // line 634
 	}
 }
+
+// paperMRs returns the paper's seven MRs in its order (Table 1's rows, the
+// order of its figures).
+func paperMRs() []string {
+	var out []string
+	for _, r := range PaperTable1() {
+		out = append(out, r.MR)
+	}
+	return out
+}
+
+// displayName returns the paper's label of an MR ("fliplr" → "Flip L/R");
+// other names are returned unchanged.
+func displayName(mr string) string {
+	for _, r := range PaperTable1() {
+		if r.MR == mr {
+			return r.Label
+		}
+	}
+	return mr
+}
+
+// table1Selectors returns the rows of the per-class effects table: the
+// paper's Table 1 rows with the parameters its numbers used ("Rotation
+// ±30°"), then shear ±30° as an extra row the paper does not have.
+func table1Selectors() []analysis.Selector {
+	var out []analysis.Selector
+	for _, r := range PaperTable1() {
+		name := r.Label
+		if len(r.Params) == 2 && r.Params[0] == -r.Params[1] {
+			name += " ±" + scenario.FormatValue(r.Params[1]) + "°"
+		}
+		out = append(out, analysis.Selector{Name: name, MR: r.MR, Params: r.Params})
+	}
+	return append(out, analysis.Selector{Name: "Shear ±30° (extra)", MR: "shear", Params: []float64{-30, 30}})
+}
+
+// The sha256 of the assets the paper's setup uses (shared/assets/SHA256SUMS),
+// by which the report's caveats recognise them in run.json.
+const (
+	// paperSUTSHA256 is models/cifar10_squeezenet1_1.onnx, the paper's
+	// SqueezeNet-1.1 CIFAR-10 checkpoint.
+	paperSUTSHA256 = "7c36e5a721441b7cef1e6e3ebaf233f0976bfee1ca9061f87229af039e476aee"
+	// features512SHA256 is models/features512_squeezenet1_1.onnx, amt's
+	// default 512-d context features.
+	features512SHA256 = "4b76f46edf12f452683fa2aa2b848496949c46bd46de33a3e816afe242660edc"
+	// mixed10000SHA256 is cifar10/test_batch_10000_mixed.bin, whose records
+	// 1,017 and later are recovered from JPEG copies.
+	mixed10000SHA256 = "226ca9c158f52d5e071bd3f04e2c04a58ff91832526defec75ed85e04d634631"
+)
 
 // PaperTable1AvgRow returns Table 1's "Avg." row (tex line 635): the mean
 // over the seven MRs per class, and in the last entry the overall mean.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amt-dev/amt/experiments/record"
 )
 
 var keep = flag.String("keep", "", "also render the large synthetic experiment into this folder (to look at the figures)")
@@ -67,11 +69,11 @@ func TestRenderSynthetic(t *testing.T) {
 	wantFigs := []string{"violation-rate-per-mr", "violation-rate-per-degree-rotation", "violation-rate-per-degree-shear",
 		"progress-cover", "progress-random", "cumulative-violations"}
 	for _, w := range wantFigs {
-		if !contains(out.Figures, filepath.Join(FiguresDir, w+".png")) || !contains(out.Figures, filepath.Join(FiguresDir, w+".svg")) {
+		if !contains(out.Figures, filepath.Join(record.FiguresDir, w+".png")) || !contains(out.Figures, filepath.Join(record.FiguresDir, w+".svg")) {
 			t.Errorf("figure %s not written; got %v", w, out.Figures)
 		}
 	}
-	report, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	report, err := os.ReadFile(filepath.Join(dir, record.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,15 @@
 package plots
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amt-dev/amt/experiments/record"
 )
 
 // copyDir copies a testdata folder to a temporary one (Render writes into
@@ -35,7 +38,7 @@ func renderTiny(t *testing.T, opt Options) string {
 
 func readTable(t *testing.T, dir, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, TablesDir, name+".csv"))
+	b, err := os.ReadFile(filepath.Join(dir, record.TablesDir, name+".csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func TestRenderTinyKnownAnswers(t *testing.T) {
 		// last. Baseline: Blur 1/4, Flip U/D 3/4, Rotation 1/8, Shear 2/8.
 		// At Table 1's angles: shear ±20° is 2/8; the table has no ±30°
 		// rotation rows (empty).
-		{"violation-rate-per-mr", "MR,cover,random,baseline (all angles),\"baseline (rot ±30°, shear ±20°)\",paper Table 1 Avg.,ours − paper\n" +
+		{"violation-rate-per-mr", "MR,cover,random,\"baseline (all angles, pooled)\",baseline (Table 1 Avg.: class mean),paper Table 1 Avg.,ours − paper\n" +
 			"Rotation,0.00,,12.50,,40.43,\n" +
 			"Blur,33.33,0.00,25.00,25.00,10.46,+14.54\n" +
 			"Flip U/D,75.00,,75.00,75.00,51.06,+23.94\n" +
@@ -92,10 +95,59 @@ func TestRenderTinyKnownAnswers(t *testing.T) {
 	if !strings.Contains(t1, "Flip U/D,100.00,100.00,0.00,100.00,,,,,,,75.00\n") {
 		t.Errorf("table 1:\n%s", t1)
 	}
-	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
 	for _, w := range []string{"The times of agent `random` come from its timing.json", "name: tiny", "4 images × 6 variants = 24 rows"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("report lacks %q", w)
+		}
+	}
+}
+
+// The per-MR table's baseline beside the paper's Table 1 Avg. is the
+// paper's definition, the mean over classes of the per-class rates — the
+// same number as our Table 1's Avg. column — not the rate pooled over
+// images, which differs when classes have different sizes. Here image 3 is
+// relabelled to class 0, so class 0 has two images and classes 1 and 2 one:
+// Flip U/D fails on images 0, 1 and 3, i.e. 3/4 = 75 % pooled but
+// (2/2 + 1/1 + 0/1)/3 = 66.67 % as a class mean; Blur fails only on
+// image 1: 25 % pooled, 33.33 % as a class mean.
+func TestRenderTable1AvgIsClassMean(t *testing.T) {
+	dir := copyDir(t, "testdata/tiny")
+	p := filepath.Join(dir, record.VerdictsFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "3,") {
+			lines[i] = strings.TrimSuffix(l, ",3") + ",0"
+		}
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	perMR := readTable(t, dir, "violation-rate-per-mr")
+	for _, want := range []string{
+		"MR,cover,random,\"baseline (all angles, pooled)\",baseline (Table 1 Avg.: class mean),paper Table 1 Avg.,ours − paper\n",
+		"Blur,33.33,0.00,25.00,33.33,10.46,+22.87\n",
+		"Flip U/D,75.00,,75.00,66.67,51.06,+15.61\n",
+	} {
+		if !strings.Contains(perMR, want) {
+			t.Errorf("violation-rate-per-mr.csv lacks %q:\n%s", want, perMR)
+		}
+	}
+	avg := readTable(t, dir, "table1-avg-vs-paper")
+	for _, want := range []string{"Blur,33.33,10.46,+22.87\n", "Flip U/D,66.67,51.06,+15.61\n"} {
+		if !strings.Contains(avg, want) {
+			t.Errorf("table1-avg-vs-paper.csv lacks %q:\n%s", want, avg)
 		}
 	}
 }
@@ -129,7 +181,7 @@ func TestRenderCancelled(t *testing.T) {
 	if _, err := Render(ctx, e, Options{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ReportFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, record.ReportFile)); err == nil {
 		t.Error("a cancelled render wrote the report")
 	}
 }
@@ -186,10 +238,10 @@ func TestLoadErrors(t *testing.T) {
 // report shows the per-degree comparison and no per-MR or Table 1 section.
 func TestRenderFlatScenario(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, VerdictsFile), []byte("image,mr,param,pred_original,pred_transformed,violation,label\n"+
+	os.WriteFile(filepath.Join(dir, record.VerdictsFile), []byte("image,mr,param,pred_original,pred_transformed,violation,label\n"+
 		"0,rotation,-10,0,0,0,0\n0,rotation,10,0,3,1,0\n1,rotation,-10,1,2,1,1\n1,rotation,10,1,4,1,1\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "cover"), 0o755)
-	os.WriteFile(filepath.Join(dir, "cover", SummaryFile), []byte(`{"agent":"cover","scenario":"rotation","mode":"replay","runs":[
+	os.WriteFile(filepath.Join(dir, "cover", record.SummaryFile), []byte(`{"agent":"cover","scenario":"rotation","mode":"replay","runs":[
 		{"seed":1,"iterations":2,"violations":2,"arms":{"rotation:10":{"count":2,"violations":2}},"params":{},"original_score":2,"modified_score":0},
 		{"seed":2,"iterations":2,"violations":1,"arms":{"rotation:-10":{"count":1,"violations":0},"rotation:10":{"count":1,"violations":1}},"params":{},"original_score":2,"modified_score":1}]}`), 0o644)
 	e, err := Load(dir, "")
@@ -200,7 +252,7 @@ func TestRenderFlatScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
 	for _, w := range []string{"(RQ2: robustness boundaries)", "No configuration file"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("report lacks %q", w)
@@ -217,7 +269,7 @@ func TestRenderFlatScenario(t *testing.T) {
 	if got, want := readTable(t, dir, "oracles"), "scenario,oracle,variant,images,violation rate (%)\nrotation,best single arm,rotation:10,2,100.00\nrotation,per-image best arm,per image,2,100.00\n"; got != want {
 		t.Errorf("oracles:\n%s\nwant:\n%s", got, want)
 	}
-	if contains(out.Figures, filepath.Join(FiguresDir, "violation-rate-per-degree-shear.png")) || contains(out.Figures, filepath.Join(FiguresDir, "progress-cover.png")) {
+	if contains(out.Figures, filepath.Join(record.FiguresDir, "violation-rate-per-degree-shear.png")) || contains(out.Figures, filepath.Join(record.FiguresDir, "progress-cover.png")) {
 		t.Errorf("figures without data: %v", out.Figures)
 	}
 }
@@ -280,6 +332,161 @@ func TestRenderDetectionOnlineWithoutTable(t *testing.T) {
 	for _, want := range []string{"Case study: detection", "Table 2 row (detection)", "mAP unmodified (%)"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// run.json drives what the report says about the run: the scenario's
+// variants bound the oracles (not the scenario's name), and the caveats
+// name the SUT and the features by their recorded content hashes.
+func TestRenderWithMeta(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		meta      record.Meta
+		oracles   string
+		caveats   []string
+		noCaveats []string
+	}{
+		{"paper SUT, pHash", record.Meta{
+			Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+			SUT:      record.File{Path: "models/cifar10_squeezenet1_1.onnx", SHA256: paperSUTSHA256},
+			Features: record.FeaturesMeta{Kind: "phash"},
+			Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "rotation:-10", "rotation:10"}},
+		},
+			// blur fails on image 1, rotation:10 on image 0: each 1 of 4
+			// (the tie goes to the smaller key); 2 of 4 images fail.
+			"scenario,oracle,variant,images,violation rate (%)\nhierarchical,best single arm,blur,4,25.00\nhierarchical,per-image best arm,per image,4,50.00\n",
+			[]string{"The SUT is the paper's SqueezeNet-1.1 CIFAR-10 checkpoint", "perceptual hash (pHash)"},
+			[]string{"512-d SqueezeNet-1.1 trunk", "No run metadata"}},
+		{"own SUT, default features", record.Meta{
+			Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+			SUT:      record.File{Path: "/x/my.onnx", SHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+			Features: record.FeaturesMeta{Kind: "model", Model: &record.File{Path: "f.onnx", SHA256: features512SHA256}},
+			Scenario: record.ScenarioMeta{Name: "other", Objective: "unit", Variants: []string{"blur"}},
+		},
+			// The agents ran "hierarchical", which run.json does not
+			// describe: every row counts.
+			"scenario,oracle,variant,images,violation rate (%)\nhierarchical,best single arm,flipud,4,75.00\nhierarchical,per-image best arm,per image,4,100.00\n",
+			[]string{"The SUT is my.onnx (sha256 0123456789ab…), not the paper's", "512-d SqueezeNet-1.1 trunk"},
+			[]string{"pHash", "No run metadata"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, "testdata/tiny")
+			if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), tc.meta); err != nil {
+				t.Fatal(err)
+			}
+			e, err := Load(dir, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Render(context.Background(), e, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := readTable(t, dir, "oracles"); got != tc.oracles {
+				t.Errorf("oracles:\n%s\nwant:\n%s", got, tc.oracles)
+			}
+			report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+			for _, w := range tc.caveats {
+				if !strings.Contains(string(report), w) {
+					t.Errorf("report lacks %q", w)
+				}
+			}
+			for _, w := range tc.noCaveats {
+				if strings.Contains(string(report), w) {
+					t.Errorf("report has %q", w)
+				}
+			}
+		})
+	}
+	// Without run.json the report says it cannot tell.
+	dir := renderTiny(t, Options{})
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	if !strings.Contains(string(report), "No run metadata (run.json) to tell which SUT") {
+		t.Error("a report without run.json does not say so")
+	}
+	// A broken run.json is an error naming it.
+	dir = copyDir(t, "testdata/tiny")
+	os.WriteFile(filepath.Join(dir, record.MetaFile), []byte(`{"experiment":"x","case_study":"nope","scenario":{"name":"s","variants":["a"]}}`), 0o644)
+	if _, err := Load(dir, ""); err == nil || !strings.Contains(err.Error(), "run.json") {
+		t.Errorf("bad run.json: %v", err)
+	}
+}
+
+// An own model on a folder of unlabelled images (experiments/own-model.yaml)
+// has no counterpart in the paper: no paper columns, no Table 2 row, no
+// paper statements, and accuracies read "–", not 0.
+func TestRenderUnlabelledFolder(t *testing.T) {
+	dir := copyDir(t, "testdata/tiny")
+	p := filepath.Join(dir, record.VerdictsFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := 1; i < len(lines); i++ { // the label is the last column
+		lines[i] = lines[i][:strings.LastIndexByte(lines[i], ',')] + ",-1"
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	meta := record.Meta{Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+		SUT:      record.File{Path: "/x/my.onnx", SHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+		Features: record.FeaturesMeta{Kind: "phash"},
+		Data:     record.DataMeta{Format: "folder", File: record.File{Path: "/x/photos", SHA256: "ab"}, Images: 4},
+		Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "flipud", "rotation:-10", "rotation:10", "shear:-20", "shear:20"},
+			Arms: []record.ArmMeta{{Name: "blur", Action: "blur"}, {Name: "flipud", Action: "flipud"},
+				{Name: "rotation", Action: "rotation", Values: []float64{-10, 10}}, {Name: "shear", Action: "shear", Values: []float64{-20, 20}}}},
+	}
+	if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), meta); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Render(context.Background(), e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.SplitN(readTable(t, dir, "violation-rate-per-mr"), "\n", 2)[0], `MR,cover,random,"baseline (all angles, pooled)"`; got != want {
+		t.Errorf("per-MR header %q, want %q", got, want)
+	}
+	// cover: 8 iterations, 4 violations; no accuracies.
+	if got, want := readTable(t, dir, "runtime-accuracy-per-agent"), "agent,mode,runs,iterations,ms per iteration,µs per decision,accuracy unmodified (%),accuracy modified (%),violation rate (%)\n"+
+		"cover,online,2,8,10.00,800.00,,,50.00\n"+
+		"random,online,1,4,5.00,2.00,,,25.00\n"; got != want {
+		t.Errorf("runtime-accuracy-per-agent.csv:\n%s\nwant:\n%s", got, want)
+	}
+	if contains(out.Tables, filepath.Join(record.TablesDir, "table2-runtime-accuracy.csv")) || contains(out.Tables, filepath.Join(record.TablesDir, "paper-claims.csv")) {
+		t.Errorf("tables with the paper's values written: %v", out.Tables)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, record.FiguresDir, "progress-cover.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(svg, []byte("accuracy")) || !bytes.Contains(svg, []byte("failure rate")) {
+		t.Error("the progress figure of unlabelled data draws accuracies (or no failure rate)")
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	for _, bad := range []string{"96.60", "paper Table 1 Avg.", "ours − paper", "| 612 |", "Table 1 cell", "not the paper's 10,000"} {
+		if strings.Contains(string(report), bad) {
+			t.Errorf("report of an own model on unlabelled images has %q", bad)
+		}
+	}
+	for _, want := range []string{"The data have no labels", "The data (4 images, folder `photos`) are not one of the paper's data sets",
+		"## The paper's statements\n\nLeft out:", "## Effects per class (Table 1)\n\nLeft out: the verdict table has no labels."} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+
+	// The same results on labelled paper data keep the paper's columns, and
+	// say "about 1 image" of 4 images' Table 1 cells.
+	dir = renderTiny(t, Options{})
+	report, _ = os.ReadFile(filepath.Join(dir, record.ReportFile))
+	for _, want := range []string{"| 96.60 |", "paper Table 1 Avg.", "| 612 |", "each Table 1 cell rests on about 1 image ("} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("labelled report lacks %q", want)
 		}
 	}
 }

@@ -8,13 +8,12 @@ import (
 	"testing"
 
 	"github.com/amt-dev/amt/experiments/record"
-	"github.com/amt-dev/amt/plots/analysis"
 )
 
 // synthVariants returns the hierarchical action set's 59 variants.
 func synthVariants() []record.Verdict {
 	var out []record.Verdict
-	for _, m := range analysis.MainMRs[:5] {
+	for _, m := range paperMRs()[:5] {
 		out = append(out, record.Verdict{MR: m, Param: math.NaN()})
 	}
 	for d := -90; d <= 90; d += 5 {
@@ -79,7 +78,7 @@ func synthExperiment(t testing.TB, dir string, images int, seeds []uint64, logEv
 			rows = append(rows, v)
 		}
 	}
-	if err := record.WriteVerdictsCSV(filepath.Join(dir, VerdictsFile), rows, false); err != nil {
+	if err := record.WriteVerdictsCSV(filepath.Join(dir, record.VerdictsFile), rows, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, agent := range []string{"cover", "random"} {
@@ -108,7 +107,7 @@ func synthExperiment(t testing.TB, dir string, images int, seeds []uint64, logEv
 					k = best
 				} else if agent == "random" {
 					// Uniform main arm, then uniform parameter, as the original.
-					main := analysis.MainMRs[r.IntN(7)]
+					main := paperMRs()[r.IntN(7)]
 					var cand []int
 					for j, v := range vars {
 						if v.MR == main {
@@ -146,7 +145,7 @@ func synthExperiment(t testing.TB, dir string, images int, seeds []uint64, logEv
 				t.Fatal(err)
 			}
 		}
-		if err := record.WriteSummary(filepath.Join(dir, agent, SummaryFile), sum); err != nil {
+		if err := record.WriteSummary(filepath.Join(dir, agent, record.SummaryFile), sum); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -42,7 +42,8 @@ func commands() []command {
 		{"ope", "off-policy evaluation of logged bandit decisions", cmdOPE},
 		{"infer", "run an ONNX model on raw float32 input and write its outputs", cmdInfer},
 		{"transform", "apply metamorphic relations to an image file", cmdTransform},
-		{"mrs", "list metamorphic relations, their parameters and action sets", cmdMRs},
+		{"config", "print the configuration reference (-ref), or check configuration files", cmdConfig},
+		{"mrs", "list metamorphic relations, their parameters, the built-in scenarios and rewards", cmdMRs},
 		{"data", "fetch or inspect data sets (amt data fetch|inspect)", cmdData},
 		{"version", "print amt's version", cmdVersion},
 	}

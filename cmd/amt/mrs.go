@@ -7,13 +7,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
 )
 
-// cmdMRs lists the metamorphic relations, their parameters and the
-// built-in action sets.
+// cmdMRs lists the metamorphic relations of mr's registry, their
+// parameters and the built-in scenarios.
 func cmdMRs(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "mrs", "[-variants]")
-	variants := fs.Bool("variants", false, "also list every variant of each action set, with its flat index")
+	variants := fs.Bool("variants", false, "also list every variant of each scenario, with its flat index")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -22,59 +23,69 @@ func cmdMRs(_ context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("mrs: takes no arguments, got %q", fs.Args())
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "Relations (amt transform -mr NAME[:DEG][,...]):")
+	fmt.Fprintln(tw, "Relations (amt transform -mr NAME[:VALUE][,...]; action_set arms: mr: NAME, params: GRID):")
 	fmt.Fprintln(tw, "  NAME\tPARAMETER\tDESCRIPTION")
 	for _, in := range mr.Relations() {
-		p := "-"
-		if in.Parametric {
-			p = fmt.Sprintf("degrees in [%v, %v]", in.Min, in.Max)
+		name, p := in.Name, "-"
+		if in.Parametric() {
+			name += ":" + in.Param.Symbol
+			p = fmt.Sprintf("%s, halving reward every %v %s", in.Param.Describe(), in.Param.Scale, in.Param.Unit)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", in.Name, p, in.Summary)
+		if !in.Paper {
+			p += " (not in the paper's scenarios)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", name, p, in.Summary)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	w := env.stdout
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Action sets (grids: START:STOP:STEP without 0, or a list of degrees):")
-	for _, name := range mr.ActionSetNames() {
-		s, err := mr.BuiltinActionSet(name)
+	fmt.Fprintln(w, "Built-in scenarios (action_set: NAME; grids: START:STOP:STEP without 0, or a list of values):")
+	for _, name := range mr.BuiltinNames() {
+		s, err := mr.Builtin(name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  %s: %d arms, %d variants\n", s.Name, len(s.Arms), s.NumVariants())
+		fmt.Fprintf(w, "  %s: %d arms, %d variants, reward %s: %s\n", s.Name, len(s.Arms), len(s.Variants()), s.Objective.Name, mr.BuiltinDoc(name))
 		fmt.Fprintf(w, "    arms: %s\n", describeArms(s))
 		if *variants {
 			var names []string
 			for _, v := range s.Variants() {
-				names = append(names, fmt.Sprintf("%d=%s", v.Index, v.Relation.Name()))
+				names = append(names, fmt.Sprintf("%d=%s", v.Index, v.Key()))
 			}
 			fmt.Fprintf(w, "    variants: %s\n", strings.Join(names, " "))
 		}
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Rewards (action_set: {reward: NAME, ...}):")
+	for _, o := range scenario.Objectives() {
+		fmt.Fprintf(w, "  %s: %s\n", o.Name, o.Doc)
+	}
 	return nil
 }
 
-// describeArms summarises an action set's arms on one line: a flat set of
-// one relation over a grid as "rotation:DEG for DEG in -90:90:5", otherwise
-// the arm names, with each sub-bandit's grid in brackets.
-func describeArms(s mr.ActionSet) string {
+// describeArms summarises a scenario's arms on one line: a flat scenario
+// of one relation over a grid as "rotation:DEG for DEG in -90:90:5",
+// otherwise the arm names, with each parameter bandit's grid in brackets.
+func describeArms(s scenario.Scenario) string {
 	grid := make([]float64, 0, len(s.Arms))
 	for _, a := range s.Arms {
-		if len(a.Params) != 1 || a.MR != s.Arms[0].MR || a.Name != fmt.Sprintf("%s:%v", a.MR, a.Params[0]) {
+		if len(a.Values) != 1 || a.Action != s.Arms[0].Action || a.Name != scenario.Key(a.Action, a.Values[0]) {
 			grid = nil
 			break
 		}
-		grid = append(grid, a.Params[0])
+		grid = append(grid, a.Values[0])
 	}
 	if len(grid) > 2 {
-		return fmt.Sprintf("%s:DEG for DEG in %s", s.Arms[0].MR, mr.FormatGrid(grid))
+		sym := s.Arms[0].Param.Symbol
+		return fmt.Sprintf("%s:%s for %s in %s", s.Arms[0].Action, sym, sym, scenario.FormatGrid(grid))
 	}
 	parts := make([]string, len(s.Arms))
 	for i, a := range s.Arms {
 		parts[i] = a.Name
-		if len(a.Params) > 1 {
-			parts[i] = fmt.Sprintf("%s[%s %s, %d values]", a.Name, a.MR, mr.FormatGrid(a.Params), len(a.Params))
+		if a.Hierarchical() {
+			parts[i] = fmt.Sprintf("%s[%s %s, %d values]", a.Name, a.Action, scenario.FormatGrid(a.Values), len(a.Values))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -13,14 +13,20 @@ func TestMRs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, in := range mr.Relations() {
-		if !strings.Contains(out, "\n  "+in.Name+" ") {
-			t.Errorf("relation %s not listed", in.Name)
+		name := in.Name
+		if in.Parametric() {
+			name += ":" + in.Param.Symbol
+		}
+		if !strings.Contains(out, "\n  "+name+" ") || !strings.Contains(out, in.Summary) {
+			t.Errorf("relation %s not listed", name)
 		}
 	}
 	for _, want := range []string{
-		"degrees in [-360, 360]",
-		"degrees in [-85, 85]",
-		"hierarchical: 7 arms, 59 variants",
+		"angle in degrees in [-360, 360], halving reward every 5 degrees",
+		"angle in degrees in [-85, 85]",
+		"hierarchical: 7 arms, 59 variants, reward unit",
+		"rotation: 36 arms, 36 variants, reward halving",
+		"\n  halving: ",
 		"rotation[rotation -90:90:5, 36 values], shear[shear -45:45:5, 18 values]",
 		"basic: 9 arms, 9 variants",
 		"rotation:-30, rotation:30, shear:-20, shear:20",

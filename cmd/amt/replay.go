@@ -10,6 +10,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/mr"
 )
 
 // denseImages renumbers the images of a detection table, whose image_id
@@ -35,7 +36,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv; a detection table's image_id column is numbered by first appearance)")
 	feats := fs.String("features", "", "context features: raw little-endian float32 [images, dim], row i = image i (amt sweep -features)")
 	dim := fs.Int("dim", 0, "feature dimension (0: derived from the file size and the table's image count)")
-	scenario := fs.String("scenario", "hierarchical", "action set: "+strings.Join(experiments.ScenarioNames(), "|"))
+	scenario := fs.String("scenario", "hierarchical", "built-in scenario: "+strings.Join(mr.BuiltinNames(), "|"))
 	agent := fs.String("agent", "", "agent: "+strings.Join(bandit.Agents(), "|"))
 	agentOpts := fs.String("agent-opts", "", "agent options k=v,... overriding its defaults")
 	seedSpec := fs.String("seeds", "1-10", "seeds: a range 1-10, a list 1,2,5, or both")
@@ -64,7 +65,7 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("replay: -seeds: %w", err)
 	}
-	sc, err := experiments.BuiltinScenario(*scenario)
+	sc, err := mr.Builtin(*scenario)
 	if err != nil {
 		return fmt.Errorf("replay: -scenario: %w", err)
 	}

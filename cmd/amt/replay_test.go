@@ -12,6 +12,7 @@ import (
 
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/mr"
 )
 
 func runCmd(t *testing.T, args ...string) (string, string, error) {
@@ -27,19 +28,19 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 func replayFixture(t *testing.T, n int) (table, feats string, rows []record.Verdict, f []float32) {
 	t.Helper()
 	dir := t.TempDir()
-	sc, err := experiments.BuiltinScenario("hierarchical")
+	sc, err := mr.Builtin("hierarchical")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < n; i++ {
 		for _, v := range sc.Variants() {
-			viol := v.MR == "invert" || (v.MR == "rotation" && math.Abs(v.Degrees) > 40) || rng.IntN(10) == 0
+			viol := v.Action == "invert" || (v.Action == "rotation" && math.Abs(v.Value) > 40) || rng.IntN(10) == 0
 			pt := 3
 			if viol {
 				pt = 5
 			}
-			rows = append(rows, record.Verdict{Image: i, MR: v.MR, Param: v.Degrees, Violation: viol, PredOriginal: 3,
+			rows = append(rows, record.Verdict{Image: i, MR: v.Action, Param: v.Value, Violation: viol, PredOriginal: 3,
 				PredTransformed: pt, Label: 3, MapOriginal: math.NaN(), MapTransformed: math.NaN()})
 		}
 		for k := 0; k < 4; k++ {
@@ -101,6 +102,24 @@ func TestReplayCommand(t *testing.T) {
 	}
 }
 
+// The largest seed runs one seed (the range counter does not wrap around),
+// and a seed range over the limit is refused with the limit.
+func TestReplayLargestSeed(t *testing.T) {
+	table, feats, _, _ := replayFixture(t, 5)
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "18446744073709551615", "-out", out)
+	if err != nil || !strings.Contains(stdout, "random on hierarchical: 1 runs") {
+		t.Fatalf("stdout %q, err %v", stdout, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "seed-18446744073709551615.jsonl")); err != nil {
+		t.Error(err)
+	}
+	_, _, err = runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "1-1000001", "-out", out)
+	if err == nil || !strings.Contains(err.Error(), "more than 1000000 seeds (the limit") {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
 // Bad inputs are errors before any work, and nothing is written.
 func TestReplayCommandErrors(t *testing.T) {
 	table, feats, rows, f := replayFixture(t, 5)
@@ -135,7 +154,7 @@ func TestReplayCommandErrors(t *testing.T) {
 		{"bad table", []string{"-verdicts", badTable}, `bad.csv:2: column "violation": "perhaps"`},
 		{"unknown agent", []string{"-agent", "covers"}, `unknown agent "covers"`},
 		{"bad option", []string{"-agent-opts", "psi=-1"}, "option psi"},
-		{"unknown scenario", []string{"-scenario", "flips"}, `unknown action set "flips"`},
+		{"unknown scenario", []string{"-scenario", "flips"}, `unknown scenario "flips"`},
 		{"bad seeds", []string{"-seeds", "10-1"}, "-seeds"},
 		{"missing file", []string{"-features", filepath.Join(dir, "nope.f32")}, "nope.f32"},
 		{"too many iterations", []string{"-iterations", "6"}, "-iterations 6 is more than passes × images = 5"},

@@ -23,7 +23,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	exp, err := experiments.Prepare(cfg)
+	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
 		return err
 	}

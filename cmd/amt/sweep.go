@@ -32,7 +32,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if *workers >= 0 {
 		cfg.Workers = *workers
 	}
-	exp, err := experiments.Prepare(cfg)
+	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,10 +10,10 @@ import (
 	_ "image/jpeg" // input format
 	"image/png"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/atomicfile"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
 )
@@ -26,9 +25,9 @@ const maxTransformPixels = 1 << 26
 // cmdTransform applies a metamorphic relation (or a composition) to an
 // image file and writes the follow-up image as PNG.
 func cmdTransform(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "transform", "-mr NAME[:DEG][,NAME[:DEG]...] [-param DEG] IN.png|IN.jpg OUT.png")
+	fs := newFlagSet(env, "transform", "-mr NAME[:VALUE][,NAME[:VALUE]...] [-param VALUE] IN.png|IN.jpg OUT.png")
 	spec := fs.String("mr", "", `relation(s) to apply, e.g. "blur", "rotation:30", "rotation:30,invert" (applied in order); see "amt mrs"`)
-	param := fs.String("param", "", "angle in degrees for a single parametric relation given without one (-mr rotation -param 30)")
+	param := fs.String("param", "", "parameter of a single parametric relation given without one (-mr rotation -param 30)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,18 +78,18 @@ func transformRelation(spec, param string, paramSet bool) (mr.Relation, error) {
 	if strings.ContainsAny(name, ",:") {
 		return nil, fmt.Errorf("-param cannot be combined with -mr %q: write the angle into -mr (e.g. rotation:30,invert)", spec)
 	}
-	parametric, ok := mr.IsParametric(name)
+	in, ok := mr.Lookup(name)
 	if !ok {
 		return mr.Parse(name) // reports the unknown name
 	}
-	if !parametric {
+	if !in.Parametric() {
 		return nil, fmt.Errorf("-param %q given, but relation %q takes no parameter", param, name)
 	}
-	deg, err := strconv.ParseFloat(strings.TrimSpace(param), 64)
+	v, err := strconv.ParseFloat(strings.TrimSpace(param), 64)
 	if err != nil {
-		return nil, fmt.Errorf("-param %q is not a number of degrees", param)
+		return nil, fmt.Errorf("-param %q is not a number (relation %q takes its %s)", param, name, in.Param.Describe())
 	}
-	return mr.New(name, deg)
+	return mr.New(name, v)
 }
 
 // readTransformInput decodes a PNG or JPEG file into an RGB image.
@@ -113,27 +112,15 @@ func readTransformInput(path string) (rgb.Image, error) {
 	return rgb.FromImage(im), nil
 }
 
-// writeTransformPNG writes img to path as PNG atomically (temporary file + rename).
-func writeTransformPNG(path string, img rgb.Image) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// writeTransformPNG writes img to path as PNG atomically (internal/atomicfile).
+func writeTransformPNG(path string, img rgb.Image) error {
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	w := bufio.NewWriter(tmp)
-	if err = png.Encode(w, img); err != nil {
+	defer f.Cleanup()
+	if err := png.Encode(f, img); err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	if err = w.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return f.Commit()
 }

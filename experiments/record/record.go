@@ -1,13 +1,15 @@
-// Package record defines amt's result files and reads and writes them:
-// the per-agent summary (summary.json), the per-run progress logs (JSON
-// lines, cumulative counts like the original Tetraband logs) and the
+// Package record defines amt's result files, their names and their
+// content, and reads and writes them: the run metadata (run.json: what ran,
+// with which inputs and scenario), the per-agent summary (summary.json),
+// the per-run progress logs (JSON lines, cumulative counts like the
+// original Tetraband logs), the measured times (timing.json) and the
 // exhaustive verdict table (CSV). The experiment runner writes them and the
 // plots package reads them, so this package is the whole contract between
-// the two.
+// the two (see folder.go for the folder's layout).
 //
-// Every writer is atomic: it writes a temporary file in the destination
-// directory and renames it into place, so an interrupted run never leaves a
-// half-written file behind.
+// Every writer is atomic (WriteFileAtomic, through internal/atomicfile): it
+// writes a temporary file in the destination directory and renames it into
+// place, so an interrupted run never leaves a half-written file behind.
 package record
 
 import (
@@ -18,6 +20,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/amt-dev/amt/internal/atomicfile"
 )
 
 // Counts is how often an arm (or parameter) was chosen and how many of
@@ -93,35 +97,14 @@ type LogLine struct {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, creating the directory if needed.
+// directory and a rename (internal/atomicfile), creating the directory if
+// needed. Result files are ordinary files, readable like any other output
+// (mode 0644).
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	tmp := f.Name()
-	// CreateTemp makes the file private (0600); result files are ordinary
-	// files, readable like any other output.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("record: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("record: writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("record: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/amt-dev/amt/scenario"
 )
 
 // Verdict is one row of the exhaustive verdict table: one follow-up
@@ -29,22 +31,9 @@ type Verdict struct {
 // HasParam reports whether the row's MR is parameterised.
 func (v Verdict) HasParam() bool { return !math.IsNaN(v.Param) }
 
-// ParamKey returns "mr:degrees" for a parameterised row and "mr" otherwise,
-// the key used in Run.Params.
-func (v Verdict) ParamKey() string {
-	if !v.HasParam() {
-		return v.MR
-	}
-	return v.MR + ":" + FormatParam(v.Param)
-}
-
-// FormatParam formats degrees as the shortest decimal ("30", "-7.5").
-func FormatParam(p float64) string {
-	if math.IsNaN(p) {
-		return ""
-	}
-	return strconv.FormatFloat(p, 'f', -1, 64)
-}
+// ParamKey returns the row's variant key (scenario.Key: "rotation:-30",
+// "blur"), the key used in Run.Params.
+func (v Verdict) ParamKey() string { return scenario.Key(v.MR, v.Param) }
 
 // Table kinds, by header.
 var (
@@ -84,10 +73,10 @@ func EncodeVerdictsCSV(w io.Writer, rows []Verdict, detection bool) error {
 	for _, r := range rows {
 		var rec []string
 		if detection {
-			rec = []string{strconv.Itoa(r.Image), r.MR, FormatParam(r.Param),
+			rec = []string{strconv.Itoa(r.Image), r.MR, scenario.FormatValue(r.Param),
 				strconv.FormatFloat(r.MapOriginal, 'g', -1, 64), strconv.FormatFloat(r.MapTransformed, 'g', -1, 64), viol(r.Violation)}
 		} else {
-			rec = []string{strconv.Itoa(r.Image), r.MR, FormatParam(r.Param),
+			rec = []string{strconv.Itoa(r.Image), r.MR, scenario.FormatValue(r.Param),
 				strconv.Itoa(r.PredOriginal), strconv.Itoa(r.PredTransformed), viol(r.Violation), strconv.Itoa(r.Label)}
 		}
 		if err := cw.Write(rec); err != nil {

@@ -28,7 +28,10 @@
 // The blocking, and so the order in which every element of C adds up its
 // products, is the same for every set: the assembly sets give
 // bit-identical results (tested), the portable one agrees within float32
-// rounding (Go does not fuse multiply-adds on amd64).
+// rounding (Go does not fuse multiply-adds on amd64). The element-wise
+// loops (Max, Scale, ExpShifted, SiLU, GELU: softmax and activations) and
+// Depthwise's row kernel have AVX2+FMA assembly, which both assembly sets
+// use; with the generic set they run their Go loops.
 //
 // NewConv picks a strategy per layer shape (see Conv): pointwise GEMM for
 // 1×1 convolutions, Winograd F(2×2, 3×3) for 3×3 stride-1 layers with at

@@ -2,6 +2,7 @@ package onnxfix
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -90,16 +91,21 @@ func TestFixMakesEmptyTensorsDecodable(t *testing.T) {
 	if !slices.Equal(m.Graph.Initializers, []string{"roi", "scales"}) {
 		t.Errorf("initializers = %v", m.Graph.Initializers)
 	}
-	// A model without empty tensors comes back byte-identical.
+	// Without empty tensors, Fix is idempotent: its output is already in
+	// the form it produces.
 	clean := resizeModel()
 	clean.Inits[0] = onnxtest.F32("roi", []int64{1}, 0)
-	cb := clean.Bytes()
-	fixed2, m2, err := Fix(cb)
+	fixed2, m2, err := Fix(clean.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(fixed2, cb) || len(m2.Graph.Empty) != 0 {
-		t.Error("Fix changed a model without empty tensors")
+	fixed3, m3, err := Fix(fixed2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fixed3, fixed2) || len(m2.Graph.Empty) != 0 || !reflect.DeepEqual(m2.Graph.Nodes, m3.Graph.Nodes) ||
+		!slices.Equal(m2.Graph.Initializers, m3.Graph.Initializers) || m3.Graph.Inputs[0].Name != "x" {
+		t.Error("Fix is not idempotent on a model without empty tensors")
 	}
 }
 
@@ -134,10 +140,19 @@ func TestFixErrors(t *testing.T) {
 		b    []byte
 		want string
 	}{
-		{"truncated", resizeModel().Bytes()[:40], "malformed protobuf"},
-		{"garbage", []byte{0xff, 0xff, 0xff}, "malformed protobuf"},
-		{"no graph", []byte{0x08, 0x07}, "no graph"},
+		{"truncated", resizeModel().Bytes()[:40], "truncated or not an ONNX file (malformed protobuf"},
+		{"garbage", []byte{0xff, 0xff, 0xff}, "truncated or not an ONNX file (malformed protobuf"},
+		{"no graph", []byte{0x08, 0x07}, "truncated or not an ONNX file: it has no graph"},
 		{"opset 0", b, "operator set"},
+		{"op_type of the wrong wire type", withNode(onnxtest.Node{Name: "n", In: []string{"x"}, Out: []string{"y"}, Extra: onnxtest.Varint(nil, 4, 1)}),
+			"truncated or not an ONNX file (graph: node 1 (\"n\"): malformed protobuf field 4: op_type has wire type varint, want bytes)"},
+		{"two tensors in one attribute", withNode(onnxtest.Node{Name: "n", Op: "Constant", Out: []string{"c"},
+			Attrs: []onnxtest.Attr{onnxtest.RawAttr(onnxtest.Bytes(onnxtest.Bytes(onnxtest.Bytes(nil, 1, []byte("value")), 5, oneFloat), 5, oneFloat))}}),
+			`attribute "value": field t occurs twice`},
+		{"float tensor in int64_data", withInit(onnxtest.Tensor{Name: "w", Dims: []int64{1}, Extra: onnxtest.Varint(nil, 7, 1)}),
+			`initializer "w": FLOAT (1) tensor stores int64_data (want raw_data or float_data)`},
+		{"packed floats of 5 bytes", withInit(onnxtest.Tensor{Name: "w", Dims: []int64{1}, Extra: onnxtest.Bytes(nil, 4, make([]byte, 5))}),
+			"packed float_data has 5 bytes, not a multiple of 4"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,5 +161,62 @@ func TestFixErrors(t *testing.T) {
 				t.Errorf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// oneFloat is an encoded TensorProto holding the float 0 of shape [1].
+var oneFloat = onnxtest.Bytes(onnxtest.Varint(onnxtest.Varint(nil, 1, 1), 2, 1), 9, make([]byte, 4))
+
+// withNode is resizeModel with node n appended.
+func withNode(n onnxtest.Node) []byte {
+	m := resizeModel()
+	m.Nodes = append(m.Nodes, n)
+	return m.Bytes()
+}
+
+// withInit is resizeModel with initializer t appended.
+func withInit(t onnxtest.Tensor) []byte {
+	m := resizeModel()
+	m.Inits = append(m.Inits, t)
+	return m.Bytes()
+}
+
+// TestFixReencodes checks what Fix passes on to onnx-go: graph inputs and
+// outputs without their types (onnx-go would allocate a tensor of the
+// declared shape), no value_info or doc strings, bools as int32_data, and
+// tensors that onnx-go decodes to the values stored.
+func TestFixReencodes(t *testing.T) {
+	m := resizeModel()
+	m.Inputs[0].Dims = []any{1, 3, 20000, 20000} // 4.8 GB if allocated
+	m.Inits = append(m.Inits,
+		onnxtest.Tensor{Name: "mask", Dims: []int64{3}, DataType: 9, Raw: []byte{1, 0, 5}},
+		onnxtest.Tensor{Name: "fd", Dims: []int64{2}, Extra: onnxtest.Bytes(nil, 4, []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0x40})})
+	m.GraphExtra = onnxtest.Bytes(onnxtest.Bytes(nil, 13, []byte("\n\x01z")), 10, []byte("doc"))
+	fixed, info, err := Fix(m.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(info.Graph.Inputs[0].Dims, []int64{1, 3, 20000, 20000}) {
+		t.Errorf("input dims %v", info.Graph.Inputs[0].Dims)
+	}
+	if bytes.Contains(fixed, []byte("doc")) || bytes.Contains(fixed, []byte("\n\x01z")) {
+		t.Error("doc string or value_info passed on")
+	}
+	be := newBackend()
+	om := onnx.NewModel(be)
+	if err := om.UnmarshalBinary(fixed); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := om.GetNodeByName("x")
+	if n.(*node).t != nil {
+		t.Error("onnx-go allocated a tensor for the graph input")
+	}
+	mask, _ := om.GetNodeByName("mask")
+	if got := mask.(*node).t.Data(); !slices.Equal(got.([]bool), []bool{true, false, true}) {
+		t.Errorf("mask %v, want [true false true]", got)
+	}
+	fd, _ := om.GetNodeByName("fd")
+	if got := fd.(*node).t.Data(); !slices.Equal(got.([]float32), []float32{1, 2}) {
+		t.Errorf("float_data %v, want [1 2]", got)
 	}
 }

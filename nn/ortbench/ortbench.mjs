@@ -42,8 +42,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Workloads: name (as the Go sub-benchmark), model file, input name, input
-// shape per image, batch. Keep in step with BenchmarkModels in ../*_test.go.
+// Workloads: name (as the Go sub-benchmark), model file (in the models
+// folder, or "testdata:" + a path in nn/testdata/models), input shape per
+// image, batch. Keep in step with BenchmarkModels in ../*_test.go.
 const WORKLOADS = [
   { name: 'squeezenet/b1', model: 'cifar10_squeezenet1_1.onnx', chw: [3, 224, 224], batch: 1 },
   // The exhaustive sweep: 60 follow-up images of one source image per call.
@@ -52,6 +53,9 @@ const WORKLOADS = [
   { name: 'resnet20/b60', model: 'cifar10_resnet20.onnx', chw: [3, 32, 32], batch: 60 },
   { name: 'features512/b1', model: 'features512_squeezenet1_1.onnx', chw: [3, 224, 224], batch: 1 },
   { name: 'yolov3tiny/b1', model: 'coco_yolov3-tiny.onnx', chw: [3, 416, 416], batch: 1 },
+  // Issue #18's small ViT and ConvNeXt (random weights, in nn/testdata/models).
+  { name: 'vit/b1', model: 'testdata:arch/vit_bench_o17.onnx', chw: [3, 224, 224], batch: 1 },
+  { name: 'convnext/b1', model: 'testdata:arch/convnext_bench_o17.onnx', chw: [3, 224, 224], batch: 1 },
 ];
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -141,8 +145,15 @@ function input(n) {
   return x;
 }
 
+// modelPath resolves a workload's model: in the models folder, or, with the
+// prefix "testdata:", in nn/testdata/models of the repository.
+function modelPath(o, model) {
+  if (model.startsWith('testdata:')) return path.join(repo, 'nn', 'testdata', 'models', model.slice('testdata:'.length));
+  return path.join(o.models, model);
+}
+
 async function bench(ort, sessions, w, o) {
-  const file = path.join(o.models, w.model);
+  const file = modelPath(o, w.model);
   if (!sessions.has(file)) {
     if (!fs.existsSync(file)) throw new Error(`${w.name}: model ${file} not found (set -models or $AMT_SHARED)`);
     const opts = { executionProviders: ['cpu'], intraOpNumThreads: o.threads, interOpNumThreads: 1 };

@@ -69,7 +69,7 @@ func TestWorkloadsMatchGoBenchmarks(t *testing.T) {
 }
 
 // TestWorkloadModelsExist checks that every model ortbench.mjs times is in
-// the shared assets and that the workload names have the model/bBATCH form
+// the shared assets (or nn/testdata/models) and that the workload names have the model/bBATCH form
 // compare.sh splits into its columns.
 func TestWorkloadModelsExist(t *testing.T) {
 	assets := sharedpath.ForTest(t, "assets")
@@ -79,7 +79,11 @@ func TestWorkloadModelsExist(t *testing.T) {
 		if m == nil || m[1] != w.batch {
 			t.Errorf("workload %q: want the form model/bBATCH with BATCH = %s", w.name, w.batch)
 		}
-		if _, err := os.Stat(filepath.Join(assets, "models", w.model)); err != nil {
+		file := filepath.Join(assets, "models", w.model)
+		if rest, ok := strings.CutPrefix(w.model, "testdata:"); ok {
+			file = filepath.Join("..", "testdata", "models", filepath.FromSlash(rest))
+		}
+		if _, err := os.Stat(file); err != nil {
 			t.Errorf("workload %q: %v", w.name, err)
 		}
 	}

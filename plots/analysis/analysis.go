@@ -22,51 +22,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/scenario"
 )
-
-// MainMRs lists the seven main MRs of the paper in its (and the original
-// hierarchical action set's) index order.
-var MainMRs = []string{"blur", "fliplr", "flipud", "grayscale", "invert", "rotation", "shear"}
-
-// DisplayName returns the paper's label of an MR ("fliplr" → "Flip L/R");
-// unknown names are returned unchanged.
-func DisplayName(mr string) string {
-	switch mr {
-	case "blur":
-		return "Blur"
-	case "fliplr":
-		return "Flip L/R"
-	case "flipud":
-		return "Flip U/D"
-	case "grayscale":
-		return "Grayscale"
-	case "invert":
-		return "Invert"
-	case "rotation":
-		return "Rotation"
-	case "shear":
-		return "Shear"
-	}
-	return mr
-}
-
-// ParseParamKey splits a parameter key "mr:degrees" ("rotation:-30") into
-// the MR name and the degrees. ok is false for keys without a parameter.
-func ParseParamKey(key string) (mr string, deg float64, ok bool) {
-	i := strings.LastIndexByte(key, ':')
-	if i <= 0 {
-		return "", 0, false
-	}
-	d, err := strconv.ParseFloat(key[i+1:], 64)
-	if err != nil || math.IsNaN(d) || math.IsInf(d, 0) {
-		return "", 0, false
-	}
-	return key[:i], d, true
-}
 
 // PoolArms sums each main arm's final counts over runs (seeds): the numerator
 // and denominator of the original's ratio-of-means per-arm rate. Arm keys
@@ -77,7 +36,7 @@ func PoolArms(runs []record.Run) map[string]record.Counts {
 	out := map[string]record.Counts{}
 	for _, r := range runs {
 		for k, c := range r.Arms {
-			if mr, _, ok := ParseParamKey(k); ok {
+			if mr, _, ok := scenario.ParseKey(k); ok {
 				k = mr
 			}
 			out[k] = out[k].Add(c)
@@ -96,7 +55,7 @@ func PoolParams(runs []record.Run, mr string) map[float64]record.Counts {
 	add := func(m map[string]record.Counts) bool {
 		found := false
 		for k, c := range m {
-			if name, d, ok := ParseParamKey(k); ok && name == mr {
+			if name, d, ok := scenario.ParseKey(k); ok && name == mr {
 				out[d] = out[d].Add(c)
 				found = true
 			}
@@ -119,6 +78,15 @@ func Pooled(runs []record.Run) record.Counts {
 		c = c.Add(record.Counts{Count: r.Iterations, Violations: r.Violations})
 	}
 	return c
+}
+
+// Rate returns c's violation rate, NaN when nothing was counted (so that
+// "no data" never reads as a rate of 0; record.Counts.Rate gives 0).
+func Rate(c record.Counts) float64 {
+	if c.Count == 0 {
+		return math.NaN()
+	}
+	return c.Rate()
 }
 
 // Spread summarises one value measured once per seed.

@@ -65,27 +65,6 @@ func TestPoolFlatScenario(t *testing.T) {
 	}
 }
 
-func TestParseParamKey(t *testing.T) {
-	for _, tc := range []struct {
-		in  string
-		mr  string
-		deg float64
-		ok  bool
-	}{
-		{"rotation:-30", "rotation", -30, true},
-		{"shear:7.5", "shear", 7.5, true},
-		{"blur", "", 0, false},
-		{":5", "", 0, false},
-		{"rotation:x", "", 0, false},
-		{"rotation:NaN", "", 0, false},
-	} {
-		mr, d, ok := ParseParamKey(tc.in)
-		if mr != tc.mr || d != tc.deg || ok != tc.ok {
-			t.Errorf("%q: got %q %v %v", tc.in, mr, d, ok)
-		}
-	}
-}
-
 func TestAccuracyOf(t *testing.T) {
 	a := AccuracyOf([]record.Run{
 		{Iterations: 10, OriginalScore: 9, ModifiedScore: 5, MeanIterationMS: 100},
@@ -162,7 +141,13 @@ func TestBaseline(t *testing.T) {
 }
 
 func TestClassEffects(t *testing.T) {
-	sel := Table1Selectors()
+	sel := []Selector{
+		{Name: "Blur", MR: "blur"},
+		{Name: "Flip U/D", MR: "flipud"},
+		{Name: "Rotation ±30°", MR: "rotation", Params: []float64{-30, 30}},
+		{Name: "Shear ±20°", MR: "shear", Params: []float64{-20, 20}},
+		{Name: "Shear ±30° (extra)", MR: "shear", Params: []float64{-30, 30}},
+	}
 	cells, ok := ClassEffects(smallTable(), sel, 2)
 	if !ok {
 		t.Fatal("no labelled rows")
@@ -234,17 +219,19 @@ func TestOracles(t *testing.T) {
 
 func TestScenarioRows(t *testing.T) {
 	rows := smallTable()
-	if got := ScenarioRows(rows, "hierarchical"); len(got) != len(rows) {
-		t.Errorf("hierarchical keeps %d rows", len(got))
+	if got := ScenarioRows(rows, nil); len(got) != len(rows) {
+		t.Errorf("an unknown scenario keeps %d rows", len(got))
 	}
-	for _, r := range ScenarioRows(rows, "rotation") {
-		if r.MR != "rotation" {
-			t.Fatalf("rotation scenario kept %+v", r)
-		}
-	}
-	// basic: blur (3) + rotation ±30 (6) + shear ±20 (6).
-	if got := ScenarioRows(rows, "basic"); len(got) != 15 {
+	// The paper's basic scenario's variant keys, as run.json lists them:
+	// blur (3 rows) + rotation ±30 (6) + shear ±20 (6).
+	basic := []string{"blur", "fliplr", "flipud", "grayscale", "invert", "rotation:-30", "rotation:30", "shear:-20", "shear:20"}
+	if got := ScenarioRows(rows, basic); len(got) != 15 {
 		t.Errorf("basic keeps %d rows, want 15", len(got))
+	}
+	for _, r := range ScenarioRows(rows, []string{"rotation:-60", "rotation:60"}) {
+		if r.ParamKey() != "rotation:60" && r.ParamKey() != "rotation:-60" {
+			t.Fatalf("a rotation ±60 scenario kept %+v", r)
+		}
 	}
 }
 
@@ -279,5 +266,61 @@ func TestProgressOf(t *testing.T) {
 		if _, err := ProgressOf(tc.logs); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want error containing %q", err, tc.want)
 		}
+	}
+}
+
+// Table 1's averages are means of per-class rates (the paper's Avg.
+// column), not rates pooled over images: on smallTable, class 0 has one
+// image and class 1 two, so Blur's class mean (1/1 + 0/2)/2 = 0.5 differs
+// from its pooled rate 1/3.
+func TestEffectsOf(t *testing.T) {
+	sel := []Selector{
+		{Name: "Blur", MR: "blur"},
+		{Name: "Rotation ±30°", MR: "rotation", Params: []float64{-30, 30}},
+		{Name: "Shear ±20°", MR: "shear", Params: []float64{-20, 20}},
+		{Name: "Rotation ±60° (extra)", MR: "rotation", Params: []float64{-60, 60}},
+	}
+	e, ok := EffectsOf(smallTable(), sel, 3, 3)
+	if !ok {
+		t.Fatal("no labelled rows")
+	}
+	// Rotation ±30°: class 0 0/2, class 1 1/4. Extra row: 2/2 and 3/4.
+	for i, want := range []float64{0.5, 0.125, 0, 0.875} {
+		if !near(e.RowMean[i], want) {
+			t.Errorf("%s: mean over classes %v, want %v", sel[i].Name, e.RowMean[i], want)
+		}
+	}
+	if got := CountSelected(smallTable(), sel[0]); got != cnt(3, 1) || near(got.Rate(), e.RowMean[0]) {
+		t.Errorf("Blur pooled %+v (rate %v) should differ from its class mean %v", got, got.Rate(), e.RowMean[0])
+	}
+	// The Avg. row and the overall mean leave out the extra row; class 2
+	// has no images.
+	if !near(e.ClassMean[0], 1.0/3) || !near(e.ClassMean[1], 0.25/3) || !math.IsNaN(e.ClassMean[2]) {
+		t.Errorf("class means %v", e.ClassMean)
+	}
+	if !near(e.Overall, 0.625/3) {
+		t.Errorf("overall %v, want %v", e.Overall, 0.625/3)
+	}
+	if _, ok := EffectsOf([]record.Verdict{{Label: -1, MR: "blur"}}, sel, 3, 3); ok {
+		t.Error("effects from unlabelled rows")
+	}
+	if !math.IsNaN(Rate(record.Counts{})) || Rate(cnt(4, 1)) != 0.25 {
+		t.Error("Rate: NaN for no data, else the share")
+	}
+}
+
+func TestTableShape(t *testing.T) {
+	rows := smallTable()
+	if n := Images(rows); n != 3 {
+		t.Errorf("images %d", n)
+	}
+	if n := Variants(rows); n != 7 {
+		t.Errorf("variants %d", n)
+	}
+	if got := VariantsPerImage(rows); len(got) != 1 || got[0] != 7 {
+		t.Errorf("variants per image %v", got)
+	}
+	if got := VariantsPerImage(rows[1:]); len(got) != 2 || got[0] != 6 || got[1] != 7 {
+		t.Errorf("variants per image of an incomplete table %v", got)
 	}
 }

@@ -69,6 +69,39 @@ func BaselineAccuracy(rows []record.Verdict) (original, modified float64, ok boo
 	return original / float64(n), modified / float64(n), true
 }
 
+// Images returns the number of distinct images in the table.
+func Images(rows []record.Verdict) int {
+	seen := map[int]bool{}
+	for _, v := range rows {
+		seen[v.Image] = true
+	}
+	return len(seen)
+}
+
+// Variants returns the number of distinct variants (MR and parameter,
+// record.Verdict.ParamKey) in the table.
+func Variants(rows []record.Verdict) int {
+	seen := map[string]bool{}
+	for _, v := range rows {
+		seen[v.ParamKey()] = true
+	}
+	return len(seen)
+}
+
+// VariantsPerImage returns the distinct numbers of rows per image, in
+// ascending order: one number for a complete table.
+func VariantsPerImage(rows []record.Verdict) []int {
+	per := map[int]int{}
+	for _, v := range rows {
+		per[v.Image]++
+	}
+	n := map[int]bool{}
+	for _, k := range per {
+		n[k] = true
+	}
+	return SortedKeys(n)
+}
+
 // IsDetection reports whether the table holds detection verdicts (per-image
 // mAP columns instead of predicted classes).
 func IsDetection(rows []record.Verdict) bool {
@@ -124,21 +157,85 @@ func ClassEffects(rows []record.Verdict, sel []Selector, classes int) (cells [][
 	return cells, ok
 }
 
-// Table1Selectors are the rows of the paper's Table 1 as the original
-// computed them (original-implementation.md §9): the five unparameterised
-// MRs, rotation ±30° and shear ±20° (the basic scenario, although the
-// caption says 30°), plus shear ±30° as an extra row the paper does not have.
-func Table1Selectors() []Selector {
-	return []Selector{
-		{Name: "Blur", MR: "blur"},
-		{Name: "Flip L/R", MR: "fliplr"},
-		{Name: "Flip U/D", MR: "flipud"},
-		{Name: "Grayscale", MR: "grayscale"},
-		{Name: "Invert", MR: "invert"},
-		{Name: "Rotation ±30°", MR: "rotation", Params: []float64{-30, 30}},
-		{Name: "Shear ±20°", MR: "shear", Params: []float64{-20, 20}},
-		{Name: "Shear ±30° (extra)", MR: "shear", Params: []float64{-30, 30}},
+// CountSelected counts the rows and failing rows s selects, over all
+// images: the baseline of one selector pooled over rows.
+func CountSelected(rows []record.Verdict, s Selector) record.Counts {
+	var c record.Counts
+	for _, v := range rows {
+		if s.Match(v) {
+			c = c.Add(verdictCounts(v))
+		}
 	}
+	return c
+}
+
+// Effects is the per-class effects table (the paper's Table 1) with its
+// averages, all rates in [0, 1] and NaN where nothing was counted.
+type Effects struct {
+	// Cells are the counts, indexed [selector][class] (ClassEffects).
+	Cells [][]record.Counts
+	// RowMean is each selector's mean over the classes that have rows:
+	// the paper's Avg. column (tex line 607: "the average violation rate
+	// over all classes").
+	RowMean []float64
+	// ClassMean is each class's mean over the first main selectors that
+	// have rows: the paper's Avg. row.
+	ClassMean []float64
+	// Overall is the mean of the first main selectors' RowMean.
+	Overall float64
+}
+
+// EffectsOf computes the per-class effects table of rows for the selectors
+// and its averages; the first main selectors are the table's MRs, any after
+// them extra rows left out of the Avg. row and the overall mean. ok is false
+// when no row has a usable label.
+func EffectsOf(rows []record.Verdict, sel []Selector, classes, main int) (e Effects, ok bool) {
+	e.Cells, ok = ClassEffects(rows, sel, classes)
+	if !ok {
+		return e, false
+	}
+	e.RowMean = make([]float64, len(sel))
+	colSum := make([]float64, classes)
+	colN := make([]int, classes)
+	for i := range sel {
+		var sum float64
+		n := 0
+		for c := range classes {
+			r := Rate(e.Cells[i][c])
+			if !math.IsNaN(r) {
+				sum += r
+				n++
+				if i < main {
+					colSum[c] += r
+					colN[c]++
+				}
+			}
+		}
+		e.RowMean[i] = math.NaN()
+		if n > 0 {
+			e.RowMean[i] = sum / float64(n)
+		}
+	}
+	e.ClassMean = make([]float64, classes)
+	for c := range classes {
+		e.ClassMean[c] = math.NaN()
+		if colN[c] > 0 {
+			e.ClassMean[c] = colSum[c] / float64(colN[c])
+		}
+	}
+	var overall float64
+	on := 0
+	for i := 0; i < main && i < len(sel); i++ {
+		if !math.IsNaN(e.RowMean[i]) {
+			overall += e.RowMean[i]
+			on++
+		}
+	}
+	e.Overall = math.NaN()
+	if on > 0 {
+		e.Overall = overall / float64(on)
+	}
+	return e, true
 }
 
 func verdictCounts(v record.Verdict) record.Counts {

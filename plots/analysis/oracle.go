@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/amt-dev/amt/experiments/record"
 )
@@ -26,32 +25,21 @@ type Oracle struct {
 // Rate returns the oracle's violation rate.
 func (o Oracle) Rate() float64 { return o.Counts.Rate() }
 
-// ScenarioRows returns the rows of the table an agent of the named scenario
-// can choose from: every row for "hierarchical" (and for scenarios this
-// package does not know), only the MR's rows for "rotation" and "shear", and
-// the five unparameterised MRs plus rotation ±30° and shear ±20° for
-// "basic".
-func ScenarioRows(rows []record.Verdict, scenario string) []record.Verdict {
-	var keep func(v record.Verdict) bool
-	switch scenario {
-	case "rotation", "shear":
-		keep = func(v record.Verdict) bool { return v.MR == scenario }
-	case "basic":
-		keep = func(v record.Verdict) bool {
-			switch v.MR {
-			case "rotation":
-				return v.HasParam() && (v.Param == 30 || v.Param == -30)
-			case "shear":
-				return v.HasParam() && (v.Param == 20 || v.Param == -20)
-			}
-			return slices.Contains(MainMRs[:5], v.MR)
-		}
-	default:
+// ScenarioRows returns the rows of the table an agent of a scenario can
+// choose from: those whose variant key (record.Verdict.ParamKey) is one of
+// the scenario's variants (record.ScenarioMeta.Variants); every row when
+// variants is nil (a scenario the reader knows nothing of).
+func ScenarioRows(rows []record.Verdict, variants []string) []record.Verdict {
+	if variants == nil {
 		return rows
+	}
+	keep := make(map[string]bool, len(variants))
+	for _, k := range variants {
+		keep[k] = true
 	}
 	var out []record.Verdict
 	for _, v := range rows {
-		if keep(v) {
+		if keep[v.ParamKey()] {
 			out = append(out, v)
 		}
 	}

@@ -1,9 +1,12 @@
 // Package onnxtest builds small ONNX models in memory for tests of the
 // engine and its pre-pass. It writes the protobuf wire format directly, so
-// it can also produce what onnx-go rejects (e.g. empty tensors).
+// it can also produce what onnx-go rejects (e.g. empty tensors) and, with
+// the Extra fields, DataType, Raw and RawAttr, malformed or hostile files
+// (see Hostile).
 package onnxtest
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
 
@@ -17,20 +20,26 @@ type Model struct {
 	Inits   []Tensor
 	Inputs  []Value
 	Outputs []Value
+	// Extra and GraphExtra are appended as is to the encoded ModelProto
+	// and GraphProto.
+	Extra, GraphExtra []byte
 }
 
 // Node is a graph node.
 type Node struct {
 	Name, Op string
+	Domain   string // operator domain; "" for the default one
 	In, Out  []string
 	Attrs    []Attr
+	Extra    []byte // appended as is to the encoded NodeProto
 }
 
-// Value is a graph input or output of type float32. Each entry of Dims is
-// an int (dim_value) or a string (dim_param).
+// Value is a graph input or output. Each entry of Dims is an int
+// (dim_value) or a string (dim_param); nil Dims declare no shape.
 type Value struct {
-	Name string
-	Dims []any
+	Name     string
+	Dims     []any
+	ElemType int32 // TensorProto data type; 0 means FLOAT
 }
 
 // Tensor is an initializer or tensor attribute, float32 (F) or int64 (I).
@@ -41,10 +50,17 @@ type Tensor struct {
 	F     []float32
 	I     []int64
 	IsInt bool
+	// DataType, if not 0, is written instead of FLOAT or INT64; Raw, if
+	// not nil, is written as raw_data instead of F or I; Extra is appended
+	// as is to the encoded TensorProto.
+	DataType int32
+	Raw      []byte
+	Extra    []byte
 }
 
 // Attr is a node attribute; build it with the helpers below.
 type Attr struct {
+	raw  []byte // the encoded AttributeProto, for RawAttr
 	name string
 	kind int
 	i    int64
@@ -63,6 +79,9 @@ func Floats(name string, v ...float32) Attr { return Attr{name: name, kind: 6, f
 func String(name, v string) Attr            { return Attr{name: name, kind: 3, s: v} }
 func TensorAttr(name string, t Tensor) Attr { return Attr{name: name, kind: 4, t: &t} }
 
+// RawAttr is an attribute whose encoded AttributeProto is b.
+func RawAttr(b []byte) Attr { return Attr{raw: b} }
+
 // Floats32 returns a float32 tensor.
 func F32(name string, dims []int64, v ...float32) Tensor {
 	return Tensor{Name: name, Dims: dims, F: v}
@@ -71,6 +90,16 @@ func F32(name string, dims []int64, v ...float32) Tensor {
 // I64 returns an int64 tensor.
 func I64(name string, dims []int64, v ...int64) Tensor {
 	return Tensor{Name: name, Dims: dims, I: v, IsInt: true}
+}
+
+// Bool returns a bool tensor holding v (0 or 1), stored one byte per value
+// in raw_data as exporters write it.
+func Bool(name string, dims []int64, v ...int64) Tensor {
+	raw := make([]byte, len(v))
+	for k, x := range v {
+		raw[k] = byte(x)
+	}
+	return Tensor{Name: name, Dims: dims, DataType: 9, Raw: raw}
 }
 
 // Bytes encodes the model.
@@ -89,6 +118,7 @@ func (m Model) Bytes() []byte {
 	for _, v := range m.Outputs {
 		g = msg(g, 12, v.bytes())
 	}
+	g = append(g, m.GraphExtra...)
 	var b []byte
 	b = varint(b, 1, 7)
 	b = str(b, 2, "onnxtest")
@@ -97,7 +127,7 @@ func (m Model) Bytes() []byte {
 	op = str(op, 1, "")
 	op = varint(op, 2, uint64(m.Opset))
 	b = msg(b, 8, op)
-	return b
+	return append(b, m.Extra...)
 }
 
 func (n Node) bytes() []byte {
@@ -113,10 +143,16 @@ func (n Node) bytes() []byte {
 	for _, a := range n.Attrs {
 		b = msg(b, 5, a.bytes())
 	}
-	return b
+	if n.Domain != "" {
+		b = str(b, 7, n.Domain)
+	}
+	return append(b, n.Extra...)
 }
 
 func (a Attr) bytes() []byte {
+	if a.raw != nil {
+		return a.raw
+	}
 	var b []byte
 	b = str(b, 1, a.name)
 	switch a.kind {
@@ -148,26 +184,44 @@ func (t Tensor) bytes() []byte {
 		b = varint(b, 1, uint64(d))
 	}
 	var raw []byte
+	dt := t.DataType
 	if t.IsInt {
-		b = varint(b, 2, 7)
+		dt = cmp.Or(dt, 7)
 		for _, v := range t.I {
 			raw = binary.LittleEndian.AppendUint64(raw, uint64(v))
 		}
 	} else {
-		b = varint(b, 2, 1)
+		dt = cmp.Or(dt, 1)
 		for _, v := range t.F {
 			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(v))
 		}
 	}
+	b = varint(b, 2, uint64(dt))
 	b = str(b, 8, t.Name)
-	if len(raw) > 0 {
+	if t.Raw != nil {
+		raw = t.Raw
+	}
+	if len(raw) > 0 || t.Raw != nil {
 		b = protowire.AppendTag(b, 9, protowire.BytesType)
 		b = protowire.AppendBytes(b, raw)
 	}
-	return b
+	return append(b, t.Extra...)
 }
 
 func (v Value) bytes() []byte {
+	var tt []byte
+	tt = varint(tt, 1, uint64(cmp.Or(v.ElemType, 1)))
+	if v.Dims != nil {
+		tt = msg(tt, 2, v.shape())
+	}
+	var typ []byte
+	typ = msg(typ, 1, tt)
+	var b []byte
+	b = str(b, 1, v.Name)
+	return msg(b, 2, typ)
+}
+
+func (v Value) shape() []byte {
 	var shape []byte
 	for _, d := range v.Dims {
 		var dim []byte
@@ -179,14 +233,15 @@ func (v Value) bytes() []byte {
 		}
 		shape = msg(shape, 1, dim)
 	}
-	var tt []byte
-	tt = varint(tt, 1, 1)
-	tt = msg(tt, 2, shape)
-	var typ []byte
-	typ = msg(typ, 1, tt)
-	var b []byte
-	b = str(b, 1, v.Name)
-	return msg(b, 2, typ)
+	return shape
+}
+
+// Varint, Bytes and Fixed32 append a field to an encoded message.
+func Varint(b []byte, num int, v uint64) []byte { return varint(b, protowire.Number(num), v) }
+func Bytes(b []byte, num int, v []byte) []byte  { return msg(b, protowire.Number(num), v) }
+func Fixed32(b []byte, num int, v uint32) []byte {
+	b = protowire.AppendTag(b, protowire.Number(num), protowire.Fixed32Type)
+	return protowire.AppendFixed32(b, v)
 }
 
 func varint(b []byte, num protowire.Number, v uint64) []byte {

@@ -24,6 +24,7 @@ Everything is seeded: running it twice gives byte-identical files.
 import argparse
 import json
 import os
+import re
 import zlib
 
 import numpy as np
@@ -33,6 +34,8 @@ import torchvision
 from onnx import TensorProto, helper, numpy_helper
 from torch import nn
 from torchvision.models import densenet, mobilenetv2, resnet, shufflenetv2, squeezenet, vgg
+
+import zoo
 
 SEED = 20260521
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,6 +60,7 @@ def write_f32(path, arr):
 def randomize(model, name, calib_shape):
     """Seeded random weights, non-trivial eval-mode BatchNorm statistics."""
     g = torch.Generator().manual_seed(zlib.crc32(name.encode()) ^ SEED)
+    done = set()  # parameters set by their module's rule
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, (nn.Conv2d, nn.Linear)):
@@ -69,6 +73,37 @@ def randomize(model, name, calib_shape):
                 m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.2)
                 m.reset_running_stats()
                 m.momentum = None  # cumulative average over the calibration batches
+            elif isinstance(m, nn.ConvTranspose2d):  # issue #18 zoo from here on
+                fan_in = m.weight.shape[0] * m.weight[0, 0].numel() / m.stride[0] / m.stride[1]
+                m.weight.copy_(torch.randn(m.weight.shape, generator=g) * (2.0 / fan_in) ** 0.5)
+                if m.bias is not None:
+                    m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+            elif isinstance(m, nn.PReLU):
+                m.weight.copy_(0.05 + 0.45 * torch.rand(m.weight.shape, generator=g))
+            elif hasattr(m, "weight") and hasattr(m, "bias") and type(m).__name__ in (
+                    "LayerNorm", "GroupNorm", "InstanceNorm2d", "ManualLayerNorm", "LayerNorm2d"):
+                if m.weight is not None:
+                    m.weight.copy_(0.5 + torch.rand(m.weight.shape, generator=g))
+                    m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.2)
+            else:
+                continue
+            done.update(id(p) for p in m.parameters(recurse=False))
+        # Other parameters (attention projections of nn.MultiheadAttention,
+        # class tokens, position embeddings, layer scales, relative position
+        # bias tables): matrices He-scaled, the rest of order 0.2–1.
+        if name in ZOO_NAMES:
+            for pname, p in model.named_parameters():
+                if id(p) in done:
+                    continue
+                leaf = pname.rsplit(".", 1)[-1]
+                if p.dim() >= 2 and leaf.endswith("weight"):
+                    p.copy_(torch.randn(p.shape, generator=g) * (1.0 / p[0].numel()) ** 0.5)
+                elif leaf.endswith("bias"):
+                    p.copy_(torch.randn(p.shape, generator=g) * 0.1)
+                elif "gamma" in leaf or "scale" in leaf:
+                    p.copy_(0.3 + 0.7 * torch.rand(p.shape, generator=g))
+                else:
+                    p.copy_(torch.randn(p.shape, generator=g) * 0.2)
         # Calibrate the running statistics in train mode on random batches so
         # that activations keep a sensible scale through the depth, then
         # perturb them so that they are not just the batch statistics.
@@ -170,6 +205,50 @@ def export_arch(name, make, chw, desc, opset, scratch, fold=True, suffix=""):
 
 
 # ---------------------------------------------------------------------------
+# The zoo of issue #18 (zoo.py): stored and referenced at batch 4, so that
+# the test runs batch 4 and each image alone (batch 1); one input file per
+# input shape.
+
+ZOO_BATCH = 4
+ZOO_NAMES = {z[0] for z in zoo.ZOO + zoo.BENCH}
+# Output names of the models with more than one output.
+ZOO_OUTPUTS = {"misc_cnn": ["logits", "log_probs", "top5_values", "top5_indices", "argmax"]}
+
+
+def export_zoo(name, make, chw, desc, opset, scratch):
+    torch.manual_seed(SEED)
+    model = randomize(make(), name, (8,) + chw)
+    fixture = f"{name}_o{opset}"
+    path = os.path.join(ROOT, "arch", fixture + ".onnx")
+    outs = ZOO_OUTPUTS.get(name, ["logits"])
+    torch.onnx.export(
+        model, torch.zeros((EXPORT_BATCH,) + chw), path, opset_version=opset, input_names=["input"], output_names=outs,
+        dynamic_axes={"input": {0: "N"}, **{o: {0: "N"} for o in outs}},
+    )
+    m = onnx.load(path)
+    onnx.checker.check_model(m)
+    shape_name = "x".join(map(str, chw))
+    x = rng_for(f"input {shape_name}").standard_normal((ZOO_BATCH,) + chw).astype(np.float32)
+    in_file = f"arch/input_{shape_name}.f32"  # shared by the models of this input shape
+    write_f32(os.path.join(ROOT, in_file), x)
+    with torch.no_grad():
+        ys = model(torch.from_numpy(x))
+    if not isinstance(ys, tuple):
+        ys = (ys,)
+    torch_files = {}
+    for o, y in zip(outs, ys):
+        torch_files[o] = os.path.join(scratch, f"{fixture}.torch.{o}.f32")
+        write_f32(torch_files[o], y.float().numpy())
+    return {
+        "name": fixture, "kind": "arch", "file": f"arch/{fixture}.onnx", "opset": opset,
+        "description": desc, "ops": sorted({n.op_type for n in m.graph.node}),
+        "inputs": [{"name": "input", "shape": list(x.shape), "file": in_file}],
+        "outputs": [{"name": o, "file": f"arch/{fixture}.out.{o}.f32"} for o in outs],
+        "_torch": torch_files,
+    }
+
+
+# ---------------------------------------------------------------------------
 # Single-operator models built with onnx.helper.
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -179,7 +258,7 @@ INT64_MIN = np.iinfo(np.int64).min
 class Op:
     """One single-operator (or tiny multi-node) fixture."""
 
-    def __init__(self, name, opsets, build, desc, dyn=False, out_shape=None):
+    def __init__(self, name, opsets, build, desc, dyn=False, out_shape=None, int_outputs=()):
         # dyn: the first axis of every run-time input is declared as the
         # symbolic dimension "N" (dim_param), as in exported models.
         # out_shape: the declared output shape where ONNX shape inference
@@ -187,6 +266,7 @@ class Op:
         # inferred).
         self.name, self.opsets, self.build, self.desc, self.dyn = name, opsets, build, desc, dyn
         self.out_shape = out_shape
+        self.int_outputs = int_outputs  # names of INT64 outputs (indices)
 
 
 def randn(r, shape, scale=1.0):
@@ -217,11 +297,12 @@ def make_op_model(fix, opset):
         nodes, fix.name,
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, (["N"] + list(a.shape[1:])) if fix.dyn else a.shape)
          for n, a in feeds],
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, fix.out_shape) for o in outs],
+        [helper.make_tensor_value_info(o, TensorProto.INT64 if o in fix.int_outputs else TensorProto.FLOAT, fix.out_shape)
+         for o in outs],
         initializer=[numpy_helper.from_array(a, n) for n, a in consts],
     )
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="amt-gen")
-    m.ir_version = 7  # what torch 1.13 writes; readable by every runtime of interest
+    m.ir_version = 7 if opset <= 14 else 8  # what torch 1.13 writes; readable by every runtime of interest
     if fix.out_shape is None:
         m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
     onnx.checker.check_model(m)
@@ -524,28 +605,247 @@ OPS = [
 ]
 
 
+# ---------------------------------------------------------------------------
+# Single operators of issue #18.
+
+def graph(nodes, feeds, consts=(), outs=("Y",)):
+    """A fixed multi-node build: nodes, run-time inputs [(name, array)],
+    initializers, outputs."""
+    def build(opset, r):
+        return nodes(opset), [(n, f(r)) for n, f in feeds], [(n, f(r) if callable(f) else f) for n, f in consts], list(outs)
+    return build
+
+
+def rn(*shape, scale=1.0):
+    return lambda r: randn(r, shape, scale)
+
+
+def ties(*shape):
+    """Small integers as floats: many equal values (ArgMax/TopK ties)."""
+    return lambda r: r.integers(-3, 4, shape).astype(np.float32)
+
+
+def reduce_(op, shape, axes, keepdims=1, since=18, noop=None, make=randn):
+    """A Reduce* node with axes as an attribute before opset `since`, as an
+    input from it (None: no axes)."""
+    def build(opset, r):
+        attrs = {"keepdims": keepdims}
+        consts = []
+        names = ["X"]
+        if axes is not None:
+            if opset >= since:
+                consts.append(("axes", i64(axes)))
+                names.append("axes")
+            else:
+                attrs["axes"] = axes
+        if noop is not None:
+            attrs["noop_with_empty_axes"] = noop
+        return [helper.make_node(op, names, ["Y"], **attrs)], [("X", make(r, shape))], consts, ["Y"]
+    return build
+
+
+def topk(shape, k, **attrs):
+    def build(opset, r):
+        return ([helper.make_node("TopK", ["X", "K"], ["V", "I"], **attrs)], [("X", ties(*shape)(r))],
+                [("K", i64([k]))], ["V", "I"])
+    return build
+
+
+def convt(x_shape, w_shape, bias=True, **attrs):
+    def build(opset, r):
+        consts = [("W", randn(r, w_shape, 0.5))]
+        if bias:
+            consts.append(("B", randn(r, (w_shape[1] * attrs.get("group", 1),), 0.5)))
+        return ([helper.make_node("ConvTranspose", ["X"] + [n for n, _ in consts], ["Y"], **attrs)],
+                [("X", randn(r, x_shape))], consts, ["Y"])
+    return build
+
+
+def layernorm(shape, axis, bias=True, **attrs):
+    def build(opset, r):
+        norm = shape[axis:]
+        consts = [("Scale", positive(r, norm)), ("B", randn(r, norm, 0.5))][:2 if bias else 1]
+        return ([helper.make_node("LayerNormalization", ["X"] + [n for n, _ in consts], ["Y"], axis=axis, **attrs)],
+                [("X", randn(r, shape, 2.0) + 1.0)], consts, ["Y"])
+    return build
+
+
+def einsum(eq, *shapes):
+    def build(opset, r):
+        feeds = [(f"X{i}", randn(r, s)) for i, s in enumerate(shapes)]
+        return [helper.make_node("Einsum", [n for n, _ in feeds], ["Y"], equation=eq)], feeds, [], ["Y"]
+    return build
+
+
+def where_cmp(cmp):
+    """Where(cmp(A, B), A, B·2): a comparison's bool result read by Where."""
+    def build(opset, r):
+        a, b = ties(2, 3, 4)(r), ties(3, 4)(r)
+        nodes = [helper.make_node(cmp, ["A", "B"], ["c"]), helper.make_node("Mul", ["B", "two"], ["b2"]),
+                 helper.make_node("Where", ["c", "A", "b2"], ["Y"])]
+        return nodes, [("A", a), ("B", b)], [("two", f32(2.0))], ["Y"]
+    return build
+
+
+def logic(op):
+    """Where(op(A > 0, B < 0), A, B) and Not."""
+    def build(opset, r):
+        nodes = [helper.make_node("Greater", ["A", "zero"], ["p"]), helper.make_node("Less", ["B", "zero"], ["q"]),
+                 helper.make_node(op, ["p", "q"], ["c"]), helper.make_node("Not", ["c"], ["nc"]),
+                 helper.make_node("Where", ["nc", "A", "B"], ["Y"])]
+        return nodes, [("A", randn(r, (3, 4))), ("B", randn(r, (3, 4)))], [("zero", f32(0.0))], ["Y"]
+    return build
+
+
+def cast_roundtrip(opset, r):
+    """Cast to INT64 (truncation towards zero) and back to FLOAT."""
+    nodes = [helper.make_node("Cast", ["X"], ["i"], to=TensorProto.INT64), helper.make_node("Cast", ["i"], ["Y"], to=TensorProto.FLOAT)]
+    return nodes, [("X", randn(r, (3, 5), 4.0))], [], ["Y"]
+
+
+def scatternd(reduction=None):
+    def build(opset, r):
+        attrs = {"reduction": reduction} if reduction else {}
+        return ([helper.make_node("ScatterND", ["X", "idx", "U"], ["Y"], **attrs)],
+                [("X", randn(r, (4, 3, 5))), ("U", randn(r, (2, 5)))], [("idx", i64([[1, 2], [3, 0]]))], ["Y"])
+    return build
+
+
+def variadic(op, *shapes):
+    return one(op, list(shapes))
+
+
+ISSUE18 = [11, 13]
+OPS += [
+    Op("erf", ISSUE18, one("Erf", [(2, 3, 4, 5)], make=lambda r, s: randn(r, s, 2.0)), "inputs scaled by 2"),
+    Op("softplus", ISSUE18, one("Softplus", [(2, 3, 4)], make=lambda r, s: randn(r, s, 5.0)), "inputs scaled by 5 (large |x|)"),
+    Op("softsign", [11], one("Softsign", [(2, 3, 4)], make=lambda r, s: randn(r, s, 3.0)), ""),
+    Op("selu", [11], one("Selu", [(2, 3, 4)], alpha=1.5, gamma=1.1), "alpha 1.5, gamma 1.1"),
+    Op("selu_default", [13], one("Selu", [(2, 3, 4)]), "default alpha and gamma"),
+    Op("celu", [13], one("Celu", [(2, 3, 4)], alpha=1.5), "alpha 1.5 (Celu is opset 12+)"),
+    Op("elu", [11], one("Elu", [(2, 3, 4)], alpha=0.7), "alpha 0.7"),
+    Op("thresholdedrelu", [11], one("ThresholdedRelu", [(2, 3, 4)], alpha=0.3), "alpha 0.3"),
+    Op("hardsigmoid", [11], one("HardSigmoid", [(2, 3, 4)], alpha=0.3, beta=0.4, make=lambda r, s: randn(r, s, 3.0)), "alpha 0.3, beta 0.4"),
+    Op("hardswish", [14], one("HardSwish", [(2, 3, 4, 5)], make=lambda r, s: randn(r, s, 4.0)), "opset 14"),
+    Op("sign_round", [11], graph(lambda o: [helper.make_node("Round", ["X"], ["r"]), helper.make_node("Sign", ["X"], ["s"]),
+                                             helper.make_node("Add", ["r", "s"], ["Y"])],
+                                 [("X", lambda r: np.round(randn(r, (4, 5), 3.0) * 2) / 2)]), "Round (halves to even) + Sign"),
+    Op("prelu_channel", ISSUE18, one("PRelu", [(2, 3, 4, 5)], consts=lambda o, r: [("slope", positive(r, (3, 1, 1), 0.05, 0.5))]), "slope [3,1,1] (nn.PReLU(3))"),
+    Op("prelu_scalar", ISSUE18, one("PRelu", [(2, 3, 4)], consts=lambda o, r: [("slope", f32([0.2]))]), "slope [1] (nn.PReLU())"),
+    Op("sum3", ISSUE18, variadic("Sum", (2, 3, 4), (3, 1), (4,)), "three inputs broadcast"),
+    Op("sum1", ISSUE18, variadic("Sum", (2, 3)), "one input"),
+    Op("mean2", ISSUE18, variadic("Mean", (2, 3, 4), (2, 3, 4)), ""),
+    Op("max3", ISSUE18, variadic("Max", (2, 3, 4), (1, 4), (2, 1, 1)), "three inputs broadcast"),
+    Op("min2", ISSUE18, variadic("Min", (2, 3, 4), (3, 4)), ""),
+    Op("mod_fmod", ISSUE18, graph(lambda o: [helper.make_node("Mod", ["A", "B"], ["Y"], fmod=1)],
+                                   [("A", rn(3, 4, scale=5.0)), ("B", lambda r: away_from_zero(r, (4,)))]), "fmod=1 on floats (sign of the dividend)"),
+    Op("where_greater", ISSUE18, where_cmp("Greater"), "Where(Greater(A,B), A, 2B), broadcast"),
+    Op("where_less", ISSUE18, where_cmp("Less"), ""),
+    Op("where_equal", ISSUE18, where_cmp("Equal"), "integral values: many equal"),
+    Op("where_greater_equal", [13], where_cmp("GreaterOrEqual"), "opset 12+"),
+    Op("where_less_equal", [13], where_cmp("LessOrEqual"), "opset 12+"),
+    Op("logic_and_not", ISSUE18, logic("And"), "And, Not, Where"),
+    Op("logic_or", ISSUE18, logic("Or"), ""),
+    Op("logic_xor", ISSUE18, logic("Xor"), ""),
+    Op("cast_int_roundtrip", ISSUE18, cast_roundtrip, "Cast to INT64 truncates towards zero"),
+    Op("logsoftmax_default_3d", ISSUE18, one("LogSoftmax", [(2, 3, 4)], make=lambda r, s: randn(r, s, 3.0)), "default axis: 1 (11, coerced to 2-D) vs -1 (13)"),
+    Op("logsoftmax_last", ISSUE18, one("LogSoftmax", [(3, 10)], axis=-1, make=lambda r, s: randn(r, s, 5.0)), ""),
+    Op("softmax_attention", [13], one("Softmax", [(2, 3, 17, 17)], axis=-1, make=lambda r, s: randn(r, s, 4.0)), "attention scores [B,heads,N,N]"),
+    Op("reducesum_axes", [11, 13], reduce_("ReduceSum", (2, 3, 4, 5), [1, 3], since=13), "axes attribute at 11, input at 13; non-contiguous axes"),
+    Op("reducesum_all", [11, 13], reduce_("ReduceSum", (2, 3, 4), None, since=13), "no axes: all"),
+    Op("reducesum_keep0", [11, 13], reduce_("ReduceSum", (2, 3, 4), [0, 2], keepdims=0, since=13), "keepdims 0"),
+    Op("reducesum_noop", [13], reduce_("ReduceSum", (2, 3), None, since=13, noop=1), "noop_with_empty_axes=1, no axes: identity"),
+    Op("reducemax_hw", ISSUE18, reduce_("ReduceMax", (2, 3, 4, 5), [2, 3], keepdims=1), "as x.amax((2,3), keepdim=True)"),
+    Op("reducemax_c", ISSUE18, reduce_("ReduceMax", (2, 3, 4, 5), [1], keepdims=1), "over channels (CBAM)"),
+    Op("reducemin_last", ISSUE18, reduce_("ReduceMin", (2, 3, 4), [-1], keepdims=0), ""),
+    Op("reducel2", ISSUE18, reduce_("ReduceL2", (2, 6), [1]), "F.normalize's norm"),
+    Op("reducel1", ISSUE18, reduce_("ReduceL1", (2, 3, 4), [0, 2], keepdims=0), "non-contiguous axes"),
+    Op("reduceprod", ISSUE18, reduce_("ReduceProd", (2, 3, 4), [1], make=lambda r, s: positive(r, s)), ""),
+    Op("reducesumsquare", ISSUE18, reduce_("ReduceSumSquare", (2, 3, 4), [2]), ""),
+    Op("reducelogsum", ISSUE18, reduce_("ReduceLogSum", (2, 3, 4), [1], make=lambda r, s: positive(r, s)), ""),
+    Op("reducelogsumexp", ISSUE18, reduce_("ReduceLogSumExp", (2, 3, 4), [2], make=lambda r, s: randn(r, s, 10.0)), "large values"),
+    Op("reducemean_last", ISSUE18, reduce_("ReduceMean", (2, 3, 4), [-1]), "keepdims (layer norm's mean)"),
+    Op("argmax_keep", ISSUE18, graph(lambda o: [helper.make_node("ArgMax", ["X"], ["Y"], axis=1)], [("X", ties(3, 5, 2))]),
+       "axis 1, keepdims, ties: the first", int_outputs=("Y",)),
+    Op("argmax_last_index", [13], graph(lambda o: [helper.make_node("ArgMax", ["X"], ["Y"], axis=-1, keepdims=0, select_last_index=1)],
+                                         [("X", ties(3, 6))]), "select_last_index=1: ties give the last (opset 12+)", int_outputs=("Y",)),
+    Op("argmin", ISSUE18, graph(lambda o: [helper.make_node("ArgMin", ["X"], ["Y"], axis=0, keepdims=0)], [("X", ties(4, 3))]),
+       "axis 0", int_outputs=("Y",)),
+    Op("topk_largest", ISSUE18, topk((3, 8), 3), "k=3 on the last axis, ties in index order", int_outputs=("I",)),
+    Op("topk_smallest_axis1", ISSUE18, topk((2, 6, 3), 4, axis=1, largest=0), "largest=0 on axis 1", int_outputs=("I",)),
+    Op("layernorm_last", [17], layernorm((2, 5, 8), -1), "axis -1, scale and bias"),
+    Op("layernorm_axis1_nobias", [17], layernorm((2, 3, 4, 5), 1, bias=False, epsilon=1e-3), "axis 1 ([3,4,5] normalised), no B, epsilon 1e-3"),
+    Op("instancenorm", ISSUE18, graph(lambda o: [helper.make_node("InstanceNormalization", ["X", "s", "b"], ["Y"], epsilon=1e-3)],
+                                       [("X", rn(2, 3, 4, 5, scale=2.0))], [("s", lambda r: positive(r, (3,))), ("b", rn(3))]), "epsilon 1e-3"),
+    Op("lrn3", ISSUE18, one("LRN", [(2, 5, 3, 4)], size=3, alpha=1e-2, beta=0.6, bias=2.0, make=lambda r, s: randn(r, s, 3.0)), "size 3, alpha, beta, bias"),
+    Op("lrn5_default", ISSUE18, one("LRN", [(1, 7, 2, 3)], size=5), "size 5, defaults (as AlexNet/GoogLeNet from Caffe)"),
+    Op("convtranspose_stride2", [11], convt((2, 4, 3, 5), (4, 3, 3, 3), strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
+       "stride 2, pads 1, output_padding 1 (nn.ConvTranspose2d upsampling)"),
+    Op("convtranspose_group_dil", [13], convt((1, 4, 4, 3), (4, 2, 2, 3), group=2, dilations=[2, 1], strides=[1, 2]), "group 2, dilations (2,1), strides (1,2)"),
+    Op("convtranspose_output_shape", [11], convt((1, 2, 3, 3), (2, 2, 3, 3), bias=False, strides=[3, 2], output_shape=[10, 8]),
+       "output_shape given: pads computed (odd total)"),
+    Op("convtranspose_same_upper", [11], convt((1, 2, 3, 4), (2, 3, 4, 3), strides=[2, 2], auto_pad="SAME_UPPER"), "auto_pad SAME_UPPER, odd total padding"),
+    Op("convtranspose_1d", [13], convt((2, 3, 7), (3, 2, 4), strides=[2], pads=[1, 2]), "1-D"),
+    Op("depthtospace_dcr", ISSUE18, one("DepthToSpace", [(2, 8, 2, 3)], blocksize=2), "mode DCR (default)"),
+    Op("depthtospace_crd", ISSUE18, one("DepthToSpace", [(2, 8, 2, 3)], blocksize=2, mode="CRD"), "mode CRD (PixelShuffle)"),
+    Op("spacetodepth", ISSUE18, one("SpaceToDepth", [(2, 3, 4, 6)], blocksize=2), ""),
+    Op("tile", ISSUE18, one("Tile", [(2, 3, 4)], consts=[("repeats", i64([1, 2, 3]))]), ""),
+    Op("einsum_bmm", [13], einsum("bij,bjk->bik", (2, 3, 4), (2, 4, 5)), "batched matrix product"),
+    Op("einsum_attention", [13], einsum("bhid,bhjd->bhij", (2, 3, 5, 4), (2, 3, 6, 4)), "attention scores q·kᵀ (y transposed in place)"),
+    Op("einsum_transpose", [13], einsum("ij->ji", (3, 4)), ""),
+    Op("einsum_sum", [13], einsum("bij->bj", (2, 3, 4)), "sum over a label"),
+    Op("einsum_outer", [13], einsum("i,j->ij", (3,), (4,)), "outer product"),
+    Op("einsum_ellipsis", [13], einsum("...ij,...jk->...ik", (2, 2, 3, 4), (2, 2, 4, 5)), "ellipsis for two batch axes"),
+    Op("einsum_implicit", [13], einsum("ij,jk", (3, 4), (4, 2)), "implicit output (ik)"),
+    Op("einsum_three", [13], einsum("ij,jk,kl->il", (2, 3), (3, 4), (4, 2)), "three operands"),
+    Op("einsum_contract_sum", [13], einsum("bij,bkj->b", (2, 3, 4), (2, 5, 4)), "labels summed away in each operand"),
+    Op("scatternd", ISSUE18, scatternd(), "runtime data and updates, constant indices"),
+    Op("scatternd_add", [16], scatternd("add"), "reduction add (opset 16)"),
+    Op("gather_axis1", ISSUE18, one("Gather", [(2, 5, 3)], consts=[("idx", i64(0))], axis=1), "x[:, 0] (ViT's class token)"),
+    Op("gather_axis_neg", ISSUE18, one("Gather", [(2, 5, 3)], consts=[("idx", i64([[2, -1], [0, 1]]))], axis=-1), "2-D indices, negative index"),
+    Op("conv1d_pads", ISSUE18, conv((2, 4, 9), (6, 4, 3), pads=[1, 2]), "1-D: pads 1 and 2"),
+    Op("conv1d_stride_dil", ISSUE18, conv((1, 3, 17), (5, 3, 4), bias=False, strides=[2], dilations=[2]), "1-D: stride 2, dilation 2"),
+    Op("conv1d_eca", ISSUE18, conv((2, 1, 16), (1, 1, 5), bias=False, pads=[2, 2]), "1-D over channels as ECA attention: [N,1,C], kernel 5"),
+    Op("conv1d_depthwise_same", ISSUE18, conv((1, 4, 10), (4, 1, 3), group=4, auto_pad="SAME_UPPER", strides=[2]), "1-D depthwise, auto_pad SAME_UPPER, stride 2"),
+    Op("matmul_4d_both", ISSUE18, one("MatMul", [(2, 3, 5, 4), (2, 3, 4, 6)]), "attention-shaped: both operands run-time [B,heads,N,d]"),
+]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scratch", default="/tmp/amt-fixtures-torch")
+    ap.add_argument("--only", metavar="REGEXP",
+                    help="(re)generate only the fixtures whose name matches; keep the others and their manifest entries")
     args = ap.parse_args()
     os.makedirs(args.scratch, exist_ok=True)
-    for d in ("arch", "op"):  # start from empty folders: no stale fixtures
-        os.makedirs(os.path.join(ROOT, d), exist_ok=True)
-        for f in os.listdir(os.path.join(ROOT, d)):
-            if f.endswith((".onnx", ".f32")):
-                os.remove(os.path.join(ROOT, d, f))
+    only = re.compile(args.only) if args.only else None
+    want = lambda fixture: only is None or only.search(fixture)
+    if only is None:
+        for d in ("arch", "op"):  # start from empty folders: no stale fixtures
+            os.makedirs(os.path.join(ROOT, d), exist_ok=True)
+            for f in os.listdir(os.path.join(ROOT, d)):
+                if f.endswith((".onnx", ".f32")):
+                    os.remove(os.path.join(ROOT, d, f))
     torch.set_num_threads(2)
     entries = []
     for name, make, chw, desc in ARCHS:
         for opset in ARCH_OPSETS:
-            entries.append(export_arch(name, make, chw, desc, opset, args.scratch))
+            if want(f"{name}_o{opset}"):
+                entries.append(export_arch(name, make, chw, desc, opset, args.scratch))
     # One unfolded export: the importer must fold the shape arithmetic itself.
     name, make, chw, desc = ARCHS[-1]
-    entries.append(export_arch(name, make, chw, desc, 11, args.scratch, fold=False, suffix="_nofold"))
+    if want(f"{name}_o11_nofold"):
+        entries.append(export_arch(name, make, chw, desc, 11, args.scratch, fold=False, suffix="_nofold"))
+    for name, make, chw, opsets, desc in zoo.ZOO + zoo.BENCH:
+        for opset in opsets:
+            if want(f"{name}_o{opset}"):
+                entries.append(export_zoo(name, make, chw, desc, opset, args.scratch))
 
     for fix in OPS:
         for opset in fix.opsets:
             fixture = f"{fix.name}_o{opset}"
+            if not want(fixture):
+                continue
             m, feeds = make_op_model(fix, opset)
             onnx.save(m, os.path.join(ROOT, "op", fixture + ".onnx"))
             inputs = []
@@ -559,11 +859,19 @@ def main():
                 "inputs": inputs,
                 "outputs": [{"name": o.name, "file": f"op/{fixture}.out.{o.name}.f32"} for o in m.graph.output],
             })
+    if only is not None:
+        # Replace the regenerated entries in place, append the new ones.
+        with open(os.path.join(ROOT, "manifest.json")) as f:
+            old = json.load(f)
+        fresh = {e["name"]: e for e in entries}
+        kept = [fresh.pop(e["name"], e) for e in old]
+        entries = kept + [e for e in entries if e["name"] in fresh]
     with open(os.path.join(ROOT, "manifest.json"), "w") as f:
         json.dump(entries, f, indent=1)
         f.write("\n")
     print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, onnx {onnx.__version__}, numpy {np.__version__}")
-    print(f"{len(entries)} fixtures written; now run: node {os.path.relpath(os.path.join(HERE, 'ref.mjs'))}")
+    print(f"{len(entries)} fixtures in the manifest; now run: node {os.path.relpath(os.path.join(HERE, 'ref.mjs'))}"
+          + (f" --only '{args.only}'" if args.only else ""))
 
 
 if __name__ == "__main__":

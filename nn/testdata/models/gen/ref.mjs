@@ -80,16 +80,30 @@ async function run(file, feeds, level) {
   });
   const a = await s.run(feeds);
   const b = await s.run(feeds);
+  const out = {};
   for (const k of s.outputNames) {
-    if (maxAbsDiff(a[k].data, b[k].data) !== 0) throw new Error(`${file}: second run differs on ${k}`);
+    out[k] = { dims: a[k].dims, data: toF32(a[k].data) };
+    if (maxAbsDiff(out[k].data, toF32(b[k].data)) !== 0) throw new Error(`${file}: second run differs on ${k}`);
   }
-  return [s.outputNames, a];
+  return [s.outputNames, out];
 }
+
+// toF32 returns a tensor's values as float32: integer outputs (ArgMax,
+// TopK indices: BigInt64Array) are compared as floats, as amt returns them.
+function toF32(data) {
+  if (data instanceof Float32Array) return data;
+  return Float32Array.from(data, (v) => Number(v));
+}
+
+// --only REGEXP: compute only the entries whose name matches (gen.py --only).
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? new RegExp(process.argv[onlyAt + 1]) : null;
 
 const manifestPath = path.join(root, 'manifest.json');
 const entries = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
 let worst = { op: 0, arch: 0 };
 for (const e of entries) {
+  if (only && !only.test(e.name)) continue;
   const feeds = {};
   for (const inp of e.inputs) feeds[inp.name] = new ort.Tensor('float32', readF32(inp.file, inp.shape), inp.shape);
   const [names, ys] = await run(e.file, feeds, 'all');

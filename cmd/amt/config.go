@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/amt-dev/amt/experiments"
+)
+
+// cmdConfig prints the configuration reference, or checks configuration
+// files.
+func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "config", "-ref | FILE.yaml ...")
+	ref := fs.Bool("ref", false, "print the configuration reference (Markdown): every key with its value, default and meaning, every agent's options")
+	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *ref {
+		if fs.NArg() > 0 {
+			return fmt.Errorf("config: -ref takes no files, got %q", fs.Args())
+		}
+		_, err := fmt.Fprint(env.stdout, experiments.ConfigReference())
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("config: give -ref, or configuration files to check")
+	}
+	var errs []error
+	for _, f := range fs.Args() {
+		c, err := experiments.LoadConfig(f, *assets)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ids := make([]string, len(c.Agents))
+		for i, a := range c.Agents {
+			ids[i] = a.ID
+		}
+		fmt.Fprintf(env.stdout, "%s: ok: %s, %s %s, scenario %s, agents %s, %d seeds\n",
+			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), len(c.Seeds))
+	}
+	return errors.Join(errs...)
+}

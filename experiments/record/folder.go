@@ -1,0 +1,218 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/amt-dev/amt/scenario"
+)
+
+// The files of an experiment's result folder, results/<experiment>/:
+//
+//	run.json                   what ran (Meta), written by the runner
+//	config.yaml                a copy of the experiment's configuration
+//	sweep.csv                  the exhaustive verdict table of the scenario's variants
+//	<agent>/summary.json       final state of every seed's run (Summary)
+//	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
+//	<agent>/timing.json        measured times (Timing)
+//	report.md, figures/, tables/  written by the plots package
+//
+// Writers and readers use these names; nobody else spells them.
+const (
+	MetaFile     = "run.json"
+	ConfigFile   = "config.yaml"
+	VerdictsFile = "sweep.csv"
+	SummaryFile  = "summary.json"
+	TimingFile   = "timing.json"
+	ReportFile   = "report.md"
+	FiguresDir   = "figures"
+	TablesDir    = "tables"
+	// LogGlob matches the progress logs of an agent folder.
+	LogGlob = "seed-*.jsonl"
+)
+
+// LogFile returns the name of seed's progress log ("seed-3.jsonl").
+func LogFile(seed uint64) string { return "seed-" + strconv.FormatUint(seed, 10) + ".jsonl" }
+
+// ParseLogFile returns the seed of a progress log's name; ok is false for
+// a name that is not seed-<n>.jsonl.
+func ParseLogFile(name string) (seed uint64, ok bool) {
+	s, ok1 := strings.CutPrefix(name, "seed-")
+	s, ok2 := strings.CutSuffix(s, ".jsonl")
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, ok1 && ok2 && err == nil
+}
+
+// RunTiming holds one run's measured wall times.
+type RunTiming struct {
+	// MeanDecisionUS is the mean time of choose + update in microseconds.
+	MeanDecisionUS float64 `json:"mean_decision_us"`
+	// MeanIterationMS is the mean time of a whole iteration (context,
+	// choose, evaluate, update) in milliseconds.
+	MeanIterationMS float64 `json:"mean_iteration_ms"`
+}
+
+// Timing is the content of timing.json: measured times per seed and their
+// means. It is the one result file that is not reproducible.
+type Timing struct {
+	Agent          string      `json:"agent"`
+	MeanDecisionUS float64     `json:"mean_decision_us"`
+	MeanIterMS     float64     `json:"mean_iteration_ms"`
+	Runs           []RunTiming `json:"runs"`
+}
+
+// WriteTiming writes t as indented JSON to path, atomically.
+func WriteTiming(path string, t Timing) error {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return fmt.Errorf("record: encoding %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// ReadTiming reads a timing.json.
+func ReadTiming(path string) (Timing, error) {
+	var t Timing
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return t, fmt.Errorf("record: %w", err)
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return t, fmt.Errorf("record: %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Meta is the content of run.json: what an experiment ran, written by the
+// runner before any result, so that readers (the plots) need not parse the
+// configuration to learn it.
+type Meta struct {
+	Experiment  string `json:"experiment"`
+	Description string `json:"description,omitempty"`
+	// CaseStudy is "classification" or "detection".
+	CaseStudy string `json:"case_study"`
+	// Mode is "online" or "replay".
+	Mode     string       `json:"mode"`
+	SUT      File         `json:"sut"`
+	Features FeaturesMeta `json:"features"`
+	Data     DataMeta     `json:"data"`
+	Scenario ScenarioMeta `json:"scenario"`
+	Agents   []AgentMeta  `json:"agents"`
+	Seeds    []uint64     `json:"seeds"`
+	Passes   int          `json:"passes"`
+	// Iterations is the number of iterations of each run.
+	Iterations int `json:"iterations"`
+	// Version is amt's module version, "devel" for a build outside a
+	// module version.
+	Version string `json:"amt_version"`
+}
+
+// File is an input file and the sha256 of its content (of a folder: of
+// its files' names and hashes).
+type File struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// FeaturesMeta is the context feature extractor.
+type FeaturesMeta struct {
+	// Kind is "model", "phash" or "none".
+	Kind  string `json:"kind"`
+	Model *File  `json:"model,omitempty"`
+}
+
+// DataMeta is the data set.
+type DataMeta struct {
+	Format string `json:"format"`
+	File
+	// Images is the number of images used (after any limit).
+	Images int `json:"images"`
+}
+
+// AgentMeta is one agent of the experiment.
+type AgentMeta struct {
+	ID      string            `json:"id"`
+	Name    string            `json:"name"`
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// ScenarioMeta describes the experiment's scenario.
+type ScenarioMeta struct {
+	Name string `json:"name"`
+	// Objective names its rewards (scenario.ObjectiveByName).
+	Objective string    `json:"objective"`
+	Arms      []ArmMeta `json:"arms"`
+	// Variants are the keys of its variants in canonical order: the rows
+	// of sweep.csv, and what an agent of the scenario can choose.
+	Variants []string `json:"variants"`
+	// Params describe the parameter of each parametric action, by action.
+	Params map[string]scenario.Param `json:"params,omitempty"`
+}
+
+// ArmMeta is one arm of a scenario.
+type ArmMeta struct {
+	Name   string    `json:"name"`
+	Action string    `json:"action"`
+	Values []float64 `json:"values,omitempty"`
+}
+
+// DescribeScenario returns the metadata of s.
+func DescribeScenario(s scenario.Scenario) ScenarioMeta {
+	m := ScenarioMeta{Name: s.Name, Objective: s.Objective.Name, Variants: s.Keys()}
+	for _, a := range s.Arms {
+		m.Arms = append(m.Arms, ArmMeta{Name: a.Name, Action: a.Action, Values: a.Values})
+		if a.Param != (scenario.Param{}) {
+			if m.Params == nil {
+				m.Params = map[string]scenario.Param{}
+			}
+			m.Params[a.Action] = a.Param
+		}
+	}
+	return m
+}
+
+// Version returns amt's module version from the build information, or
+// "devel".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// WriteMeta writes m as indented JSON to path, atomically.
+func WriteMeta(path string, m Meta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("record: encoding %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// ReadMeta reads a run.json; unknown fields are errors.
+func ReadMeta(path string) (Meta, error) {
+	var m Meta
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m, fmt.Errorf("record: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, fmt.Errorf("record: %s: %w", path, err)
+	}
+	if m.Scenario.Name == "" || len(m.Scenario.Variants) == 0 {
+		return m, fmt.Errorf("record: %s: missing scenario name or variants", path)
+	}
+	switch m.CaseStudy {
+	case "classification", "detection":
+	default:
+		return m, fmt.Errorf("record: %s: case_study %q, want classification or detection", path, m.CaseStudy)
+	}
+	return m, nil
+}

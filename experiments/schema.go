@@ -1,0 +1,216 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
+)
+
+// A key is one entry of the configuration schema: everything the parser,
+// the reference (CONFIG.md, amt config -ref) and the tests know about a
+// configuration key.
+type key struct {
+	// path is the key's dotted path; "[]" stands for the items of a list
+	// ("agents[].id").
+	path string
+	// study, when set, is the only case study the key applies to; a key
+	// may have one entry per case study.
+	study string
+	// required keys must be given (when they apply); the others take def,
+	// or what compute sets, or the zero value.
+	required bool
+	// def is the default in YAML, read like a value given in the file.
+	def string
+	// compute sets a default that depends on keys read before; defDoc
+	// says it in words for the reference.
+	compute func(c *Config)
+	defDoc  string
+	// only, when set, limits the key to configurations where it holds
+	// (given the keys before it); onlyDoc says when, in words.
+	only    func(c *Config) bool
+	onlyDoc string
+	// check, when set, checks a given value against the keys read before
+	// it, and returns the problem or "".
+	check func(c *Config) string
+	// doc is the key's meaning, one line, for the reference.
+	doc string
+	// val reads the value and says where it goes.
+	val value
+}
+
+// name is the last element of the key's path.
+func (k key) name() string { return k.path[strings.LastIndex(k.path, ".")+1:] }
+
+// parent is the schema path of the mapping that holds the key ("" at the
+// top level).
+func (k key) parent() string {
+	if i := strings.LastIndex(k.path, "."); i >= 0 {
+		return k.path[:i]
+	}
+	return ""
+}
+
+func (k key) appliesTo(study string) bool { return k.study == "" || k.study == study }
+
+// defNode returns the default as a YAML node.
+func (k key) defNode() *yaml.Node {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(k.def), &doc); err != nil || len(doc.Content) != 1 {
+		panic(fmt.Sprintf("experiments: schema key %s: default %q is not one YAML value", k.path, k.def))
+	}
+	return doc.Content[0]
+}
+
+// children returns the keys of keys directly under schema path sp, in
+// schema order.
+func children(keys []key, sp string) []key {
+	var out []key
+	for _, k := range keys {
+		if k.parent() == sp {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// schema is every configuration key, in reading order: a key's reader,
+// default and checks see the keys before it. A new key is one entry here
+// plus its Config field (and its use).
+var schema = []key{
+	{path: "name", required: true, val: bind(folderName("the results folder"), func(c *Config) *string { return &c.Name }),
+		doc: "the experiment's name: results go to results/<name> (the shipped configurations are named after their files)"},
+	{path: "description", val: bind(text(), func(c *Config) *string { return &c.Description }),
+		doc: "one line on what the experiment is; copied to run.json and the report"},
+	{path: "case_study", required: true, val: bind(oneOf(caseStudyNames), func(c *Config) *string { return &c.CaseStudy }),
+		doc: "classification (violation iff the top-1 class changes) or detection (violation iff the per-image COCO AP@[.5:.95] drops more than sut.threshold; the data set must be COCO)"},
+	{path: "mode", required: true, val: bind(oneOf(words("online", "replay")), func(c *Config) *string { return &c.Mode }),
+		doc: "online runs the SUT inside the loop, as the paper (RQ3 measures its cost); replay looks the verdicts up in the cached exhaustive sweep (the same choices, seconds per run)"},
+
+	{path: "data", required: true, val: section("a mapping"), doc: "the data set of source images"},
+	{path: "data.format", required: true, val: bind(oneOf(words("cifar10", "coco", "folder")), func(c *Config) *string { return &c.Data.Format }),
+		check: func(c *Config) string {
+			if c.CaseStudy == studyDetection && c.Data.Format != "coco" {
+				return fmt.Sprintf("%q: a detection experiment needs ground-truth boxes, i.e. format coco", c.Data.Format)
+			}
+			return ""
+		},
+		doc: "cifar10 (the official binary records), coco (an instances JSON with its JPEG folder; images without annotations always pass) or folder (PNG/JPEG images sorted by name, unlabelled)"},
+	{path: "data.path", required: true, val: bind(filePath(func(c *Config) bool { return c.Data.Format == "folder" }), func(c *Config) *string { return &c.Data.Path }),
+		doc: "the CIFAR-10 .bin file, the COCO instances .json file or the image folder"},
+	{path: "data.images", only: func(c *Config) bool { return c.Data.Format == "coco" }, onlyDoc: "data.format is coco",
+		defDoc: "the JSON file's folder", val: bind(filePath(func(*Config) bool { return true }), func(c *Config) *string { return &c.Data.Images }),
+		doc: "the COCO image folder"},
+	{path: "data.limit", def: "0", val: bind(intIn(0, math.MaxInt32), func(c *Config) *int { return &c.Data.Limit }),
+		doc: "use the first N images only (0 = all); a limited sweep reads and extends the cache of the whole data set"},
+
+	{path: "sut", required: true, val: section("a mapping"), doc: "the system under test"},
+	{path: "sut.model", required: true, val: bind(filePath(nil), func(c *Config) *string { return &c.SUT.Model }),
+		doc: "the ONNX model: a classifier with logits [N, classes] as its first output, or (detection) a single-stage detector with raw YOLO heads"},
+	{path: "sut.input_size", study: studyClassification, required: true, val: inputSize(func(c *Config) (*int, *int) { return &c.SUT.InputWidth, &c.SUT.InputHeight }),
+		doc: "the model's input size, checked against the model; images are resized to it (Pillow bilinear)"},
+	{path: "sut.input_size", study: studyDetection, def: "416", val: inputSize(func(c *Config) (*int, *int) { return &c.SUT.InputWidth, &c.SUT.InputHeight }),
+		check: func(c *Config) string {
+			if c.SUT.InputWidth != c.SUT.InputHeight {
+				return fmt.Sprintf("a detector takes a square letterboxed input; got %d×%d", c.SUT.InputWidth, c.SUT.InputHeight)
+			}
+			return ""
+		},
+		doc: "the side of the square letterboxed input"},
+	{path: "sut.mean", study: studyClassification, def: "[0.485, 0.456, 0.406]", val: bind(rgbTriple(false), func(c *Config) *[3]float64 { return &c.SUT.Mean }),
+		doc: "per-channel mean subtracted after scaling pixels to [0, 1] (default: ImageNet's)"},
+	{path: "sut.std", study: studyClassification, def: "[0.229, 0.224, 0.225]", val: bind(rgbTriple(true), func(c *Config) *[3]float64 { return &c.SUT.Std }),
+		doc: "per-channel standard deviation dividing the centred values (default: ImageNet's)"},
+	{path: "sut.batch_size", study: studyClassification, def: "0", val: bind(intIn(0, 1<<16), func(c *Config) *int { return &c.SUT.BatchSize }),
+		doc: "the most images per model run (0 = a whole batch: an image and all its follow-ups)"},
+	{path: "sut.score_threshold", study: studyDetection, def: "0.005", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.ScoreThreshold }),
+		doc: "detections scoring less are dropped"},
+	{path: "sut.nms_iou", study: studyDetection, def: "0.45", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.NMSIoU }),
+		doc: "per-class non-maximum suppression drops a box overlapping a better one by more than this IoU"},
+	{path: "sut.max_detections", study: studyDetection, def: "100", val: bind(intIn(1, 1<<20), func(c *Config) *int { return &c.SUT.Detection.MaxDetections }),
+		doc: "detections kept per image, best first (COCO's maxDets)"},
+	{path: "sut.threshold", study: studyDetection, def: "0.05", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.Threshold }),
+		doc: "the verdict's tolerated AP drop: a violation iff AP(follow-up) < AP(source) − threshold (the paper's 0.05)"},
+
+	{path: "features", required: true, val: section("a mapping"), doc: "the context features the agents see"},
+	{path: "features.kind", required: true, val: bind(oneOf(words("model", "phash", "none")), func(c *Config) *string { return &c.Features.Kind }),
+		doc: "model (an ONNX feature model's output for the source image), phash (its 256-bit perceptual hash) or none (a constant 1: context-free agents)"},
+	{path: "features.model", required: true, only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+		val: bind(filePath(nil), func(c *Config) *string { return &c.Features.Model }),
+		doc: "the ONNX feature model: one output row per image (the shipped one is a 512-d SqueezeNet trunk)"},
+
+	{path: "action_set", required: true, val: bind(actionSet(), func(c *Config) *scenario.Scenario { return &c.Scenario }),
+		doc: "what the agents choose from: a built-in scenario (amt mrs lists them) or a mapping defining one"},
+	{path: "action_set.name", required: true, val: bind(nonEmpty("a name"), func(s *scenarioSpec) *string { return &s.Name }),
+		doc: "the scenario's name in result files"},
+	{path: "action_set.reward", def: scenario.Paper.Name, val: bind(oneOf(scenario.ObjectiveNames), func(s *scenarioSpec) *string { return &s.Reward }),
+		doc: "the objective: " + objectiveDocs()},
+	{path: "action_set.arms", required: true, val: bind(arms(), func(s *scenarioSpec) *[]scenario.Arm { return &s.Arms }),
+		doc: "the arms; an arm with several parameter values gets a parameter bandit, one with one value is flat"},
+	{path: "action_set.arms[].mr", required: true, val: bind(oneOf(relationNames), func(a *scenario.Arm) *string { return &a.Action }),
+		doc: "the arm's relation (amt mrs lists them with their parameter, unit and range)"},
+	{path: "action_set.arms[].params", val: bind(grid(), func(a *scenario.Arm) *[]float64 { return &a.Values }),
+		doc: "the parameter values, in the relation's unit; a relation without a parameter takes none"},
+	{path: "action_set.arms[].name", defDoc: "the relation, or relation:value for one value", val: bind(nonEmpty("a name"), func(a *scenario.Arm) *string { return &a.Name }),
+		doc: "the arm's name in result files"},
+
+	{path: "agents", required: true, val: bind(agentList(), func(c *Config) *[]AgentSpec { return &c.Agents }),
+		doc: "the agents to run, each over every seed: a name (- cover), a name with options (- cover: {hidden: 0}), or a mapping of name, id and options; see Agents below"},
+	{path: "agents[].name", required: true, val: bind(agentNameReader(), func(a *AgentSpec) *string { return &a.Name }),
+		doc: "the agent"},
+	{path: "agents[].id", defDoc: "the name", val: bind(folderName("the agent's results folder"), func(a *AgentSpec) *string { return &a.ID }),
+		doc: "names the agent's results folder; agents must have distinct ids"},
+	{path: "agents[].options", val: bind(agentOptions(), func(a *AgentSpec) *bandit.Options { return &a.Options }),
+		doc: "options overriding the agent's defaults (see Agents below)"},
+
+	{path: "seeds", required: true, val: bind(seedList(), func(c *Config) *[]uint64 { return &c.Seeds }),
+		doc: "one run per seed and agent; the seed fixes the image order and the agent's randomness"},
+	{path: "passes", def: "1", val: bind(intIn(1, 1000), func(c *Config) *int { return &c.Passes }),
+		doc: "passes over the images per run; each visits every image once, in an order shuffled by the seed"},
+	{path: "iterations", def: "0", val: bind(intIn(0, math.MaxInt32), func(c *Config) *int { return &c.Iterations }),
+		check: func(c *Config) string {
+			if c.Data.Limit > 0 && c.Iterations > c.Passes*c.Data.Limit {
+				return fmt.Sprintf("%d is more than passes × data.limit = %d", c.Iterations, c.Passes*c.Data.Limit)
+			}
+			return ""
+		},
+		doc: "iterations per run (0 = passes × images)"},
+	{path: "log_interval", def: "100", val: bind(intIn(1, math.MaxInt32), func(c *Config) *int { return &c.LogInterval }),
+		doc: "iterations between the lines of the progress logs seed-<n>.jsonl (one is always written after the last)"},
+	{path: "timing", compute: func(c *Config) { c.Timing = c.Mode == "online" }, defDoc: "true in mode online, false in replay",
+		val: bind(boolean(), func(c *Config) *bool { return &c.Timing }),
+		doc: "put measured times into summary.json; they always go to timing.json, and without them the same config and seeds give byte-identical results"},
+	{path: "output", compute: func(c *Config) { c.Output = filepath.Join("results", c.Name) }, defDoc: "results/<name>",
+		val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.Output }),
+		doc: "the results folder, relative to the working directory"},
+	{path: "cache", def: ".cache/amt", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.Cache }),
+		doc: "the sweep cache folder, relative to the working directory; entries are keyed by the content of the models and data"},
+	{path: "workers", def: "0", val: bind(intIn(0, 1024), func(c *Config) *int { return &c.Workers }),
+		doc: "concurrent sweep workers, each with its own copy of the model (0 = one per core)"},
+	{path: "state", defDoc: "none: every run starts afresh", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.State }),
+		doc: "a folder of agent state files <state>/<agent id>/seed-<n>.state: each run continues from its file when there is one and saves it afterwards (the paper's \"load existing or initialise new bandit\", for continuous integration)"},
+}
+
+// relationNames lists package mr's relations.
+func relationNames() []string {
+	var out []string
+	for _, in := range mr.Relations() {
+		out = append(out, in.Name)
+	}
+	return out
+}
+
+// objectiveDocs describes the objectives a scenario may name.
+func objectiveDocs() string {
+	var parts []string
+	for _, o := range scenario.Objectives() {
+		parts = append(parts, o.Name+" ("+o.Doc+")")
+	}
+	return strings.Join(parts, "; ")
+}

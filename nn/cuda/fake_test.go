@@ -1,0 +1,225 @@
+//go:build gpu
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// The fake driver (fakecuda/) is built by the tests with the system C
+// compiler ($CC, else cc) into a temporary directory, once per variant:
+// "" is the default build (x86-64 fibers switched by amt_fiber_swap),
+// "ucontext" the portable fallback the fake uses on other architectures.
+
+var fakeDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "amt-fakecuda-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakeDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var fakes sync.Map // variant → *fakeBuild
+
+type fakeBuild struct {
+	once sync.Once
+	lib  string
+	err  error
+}
+
+// fakeLib returns the path of the fake libcuda.so.1 of a variant. Without
+// a C compiler it skips the test, or fails it under CI=true.
+func fakeLib(t testing.TB, variant string) string {
+	t.Helper()
+	v, _ := fakes.LoadOrStore(variant, &fakeBuild{})
+	b := v.(*fakeBuild)
+	b.once.Do(func() { b.lib, b.err = buildFake(variant) })
+	if b.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("building the fake CUDA driver: %v", b.err)
+		}
+		t.Skipf("cannot build the fake CUDA driver (a C compiler is needed): %v", b.err)
+	}
+	return b.lib
+}
+
+func buildFake(variant string) (string, error) {
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	if _, err := exec.LookPath(cc); err != nil {
+		return "", err
+	}
+	srcs, err := filepath.Glob("kernels/*.cu")
+	if err != nil || len(srcs) == 0 {
+		return "", fmt.Errorf("no kernel sources: %v", err)
+	}
+	dir := filepath.Join(fakeDir, "fake"+variant)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	lib := filepath.Join(dir, "libcuda.so.1")
+	args := []string{"-O2", "-fPIC", "-shared", "-pthread", "-std=gnu11", "-Wall", "-Wno-unknown-pragmas", "-Ikernels"}
+	if variant == "ucontext" {
+		args = append(args, "-DAMT_FAKE_UCONTEXT")
+	}
+	args = append(args, "-o", lib, "fakecuda/fakecuda.c", "-x", "c", "-include", "fakecuda/shim.h")
+	args = append(args, srcs...)
+	args = append(args, "-x", "none", "-lm")
+	out, err := exec.Command(cc, args...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, out)
+	}
+	if len(out) > 0 {
+		return "", fmt.Errorf("%s warns:\n%s", cc, out)
+	}
+	return lib, nil
+}
+
+// fakeSet calls the fake's amt_fake_set(key, value) (see fakecuda.c).
+func fakeSet(t testing.TB, lib, key string, value int64) {
+	t.Helper()
+	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := purego.Dlsym(h, "amt_fake_set")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckey := append([]byte(key), 0)
+	r, _, _ := purego.SyscallN(f, uintptr(unsafe.Pointer(&ckey[0])), uintptr(value))
+	if int32(r) != 0 {
+		t.Fatalf("amt_fake_set(%q): unknown key", key)
+	}
+}
+
+// fakeStat reads a counter of the fake (amt_fake_stat).
+func fakeStat(t testing.TB, lib, key string) int64 {
+	t.Helper()
+	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := purego.Dlsym(h, "amt_fake_stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckey := append([]byte(key), 0)
+	r, _, _ := purego.SyscallN(f, uintptr(unsafe.Pointer(&ckey[0])))
+	if int64(r) < 0 {
+		t.Fatalf("amt_fake_stat(%q): unknown key", key)
+	}
+	return int64(r)
+}
+
+// openFake opens the fake device of a variant, with its switches reset
+// now and when the test ends.
+func openFake(t testing.TB, variant string) (*Device, string) {
+	t.Helper()
+	lib := fakeLib(t, variant)
+	fakeSet(t, lib, "reset", 0)
+	d, err := Open(Config{Lib: lib})
+	if err != nil {
+		t.Fatalf("opening the fake driver: %v", err)
+	}
+	t.Cleanup(func() {
+		d.Close()
+		fakeSet(t, lib, "reset", 0)
+	})
+	return d, lib
+}
+
+// openGPU opens the machine's real GPU through libcuda.so.1, or skips the
+// test when there is none — unless AMT_GPU=1, which makes its absence a
+// failure.
+func openGPU(t testing.TB) *Device {
+	t.Helper()
+	d, err := Open(Config{Lib: "libcuda.so.1"})
+	if err != nil {
+		if os.Getenv("AMT_GPU") == "1" {
+			t.Fatalf("AMT_GPU=1 but no GPU can be opened: %v", err)
+		}
+		if !Unavailable(err) {
+			t.Fatalf("opening the GPU: %v", err)
+		}
+		t.Skipf("no GPU: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	t.Logf("GPU: %v", d)
+	return d
+}
+
+// forEachDevice runs f on the fake driver (both fiber variants) and on
+// the real GPU when there is one.
+func forEachDevice(t *testing.T, f func(t *testing.T, d *Device)) {
+	for _, variant := range []string{"", "ucontext"} {
+		name := "fake"
+		if variant != "" {
+			name += "-" + variant
+		}
+		t.Run(name, func(t *testing.T) {
+			d, _ := openFake(t, variant)
+			f(t, d)
+		})
+	}
+	t.Run("gpu", func(t *testing.T) { f(t, openGPU(t)) })
+}
+
+// must fails the test on an error.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// upload copies x to a new buffer freed when the test ends.
+func upload(t testing.TB, d *Device, x []float32) *Buffer {
+	t.Helper()
+	b, err := d.Upload(x)
+	must(t, err)
+	t.Cleanup(func() { b.Free() })
+	return b
+}
+
+// alloc allocates a buffer freed when the test ends.
+func alloc(t testing.TB, d *Device, n int) *Buffer {
+	t.Helper()
+	b, err := d.Alloc(n)
+	must(t, err)
+	t.Cleanup(func() { b.Free() })
+	return b
+}
+
+// download reads a buffer's first n values.
+func download(t testing.TB, d *Device, b *Buffer, n int) []float32 {
+	t.Helper()
+	out := make([]float32, n)
+	must(t, d.Read(out, b))
+	return out
+}
+
+// errorsAs is errors.As for *Error.
+func errorsAs(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
