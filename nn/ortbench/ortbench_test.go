@@ -89,6 +89,36 @@ func TestWorkloadModelsExist(t *testing.T) {
 	}
 }
 
+// TestModelPath checks that Workloads' model paths, as hostinfo resolves
+// them, are files: the shared assets' models and nn/testdata/models.
+func TestModelPath(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	ws, err := Workloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdata := 0
+	for _, w := range ws {
+		p := w.ModelPath(assets, repo)
+		if strings.HasPrefix(w.Model, "testdata:") {
+			testdata++
+			if !strings.HasPrefix(p, filepath.Join(repo, "nn", "testdata", "models")+string(filepath.Separator)) {
+				t.Errorf("workload %q: path %s is not in nn/testdata/models", w.Name, p)
+			}
+		}
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("workload %q: %v", w.Name, err)
+		}
+	}
+	if testdata == 0 {
+		t.Error("no testdata: workload (the ViT and ConvNeXt are expected)")
+	}
+}
+
 // TestTable checks compare.sh's table on saved benchmark outputs: ms/img is
 // taken from the right column, repeated lines (-count) give their median
 // (numerically sorted; odd and even counts), the GOMAXPROCS suffix of Go's

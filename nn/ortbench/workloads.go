@@ -3,6 +3,7 @@ package ortbench
 import (
 	_ "embed"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,12 +13,22 @@ import (
 var ortbenchJS string
 
 // A Workload is one case of the side-by-side benchmark: a sub-benchmark
-// name (model/bBATCH), the model file (in the shared assets/models), the
+// name (model/bBATCH), the model file (in the shared assets/models, or,
+// prefixed with "testdata:", in the repository's nn/testdata/models), the
 // batch size and the shape of one input image.
 type Workload struct {
 	Name, Model string
 	Batch       int
 	CHW         []int
+}
+
+// ModelPath returns the path of w's model file given the shared assets
+// folder and the repository's root folder.
+func (w Workload) ModelPath(assets, repo string) string {
+	if rest, ok := strings.CutPrefix(w.Model, "testdata:"); ok {
+		return filepath.Join(repo, "nn", "testdata", "models", filepath.FromSlash(rest))
+	}
+	return filepath.Join(assets, "models", w.Model)
 }
 
 // jsWorkload matches one entry of ortbench.mjs's WORKLOADS table:

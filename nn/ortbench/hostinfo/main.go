@@ -102,6 +102,10 @@ func hostinfo(threads int, run string) error {
 	if err != nil {
 		return err
 	}
+	repo, err := repoRoot()
+	if err != nil {
+		return err
+	}
 	models := map[string]uint64{}
 	for _, w := range ws {
 		if !re.MatchString(w.Name) {
@@ -109,7 +113,7 @@ func hostinfo(threads int, run string) error {
 		}
 		f, ok := models[w.Model]
 		if !ok {
-			if f, err = imageFlops(filepath.Join(assets, "models", w.Model), w.CHW); err != nil {
+			if f, err = imageFlops(w.ModelPath(assets, repo), w.CHW); err != nil {
 				return fmt.Errorf("%s: %v", w.Name, err)
 			}
 			models[w.Model] = f
@@ -117,6 +121,23 @@ func hostinfo(threads int, run string) error {
 		fmt.Printf("flops %s %d\n", w.Name, f)
 	}
 	return nil
+}
+
+// repoRoot returns the repository's root folder: the working directory or
+// the nearest parent holding go.mod.
+func repoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("no go.mod in %s or a parent folder: run from the repository", wd)
+		}
+	}
 }
 
 // imageFlops runs the model once on one image and returns the operations
