@@ -16,13 +16,19 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/amt
 
-# The test command CI runs (.ci/run): every package in -short mode, the
-# portable (no assembly) nn kernels and MR warp, the GPU build (-tags gpu:
-# the CUDA kernels through the fake driver nn/cuda builds with the C
-# compiler; the PTX check needs clang-14), then the golden checks in full —
-# all five models against ONNX Runtime at batch 1 and batched, the 191 ONNX
-# fixtures, and SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs.
+# The test command CI runs (.ci/run): the kernel sets of nn/kernels this host
+# runs (avx512, avx2, generic), with the reason for any it cannot; every
+# package in -short mode (nn/kernels tests each available set against the
+# portable loops and the models' ONNX Runtime goldens, skipping an
+# unavailable one saying so), the portable (no assembly) nn kernels and MR
+# warp, the GPU build (-tags gpu: the CUDA kernels through the fake driver
+# nn/cuda builds with the C compiler; the PTX check needs clang-14), then the
+# golden checks in full — all five models against ONNX Runtime at batch 1
+# and batched, the ONNX fixtures (the zoo's architectures once more with
+# each other available kernel set), and SqueezeNet's verdicts on the first
+# 100 CIFAR images × 59 MRs.
 test:
+	$(GO) test -count=1 -v -run '^TestKernelSetsListed$$' ./nn/kernels
 	$(GO) vet ./...
 	$(GO) vet -tags gpu ./...
 	$(GO) test -short -timeout 14m ./...
