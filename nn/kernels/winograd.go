@@ -208,10 +208,14 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 				c.winoGemms(sc, 0, ty1, x0, x1)
 				return
 			}
-			sc2 := winoScratches.get() // for its pack buffer only
+			// Another scratch for its pack buffer only: its own V/M
+			// buffer is set aside, not dropped (dropping it made the next
+			// Winograd call allocate a new one).
+			sc2 := winoScratches.get()
+			own := sc2.vm
 			sc2.vm = sc.vm
 			c.winoGemms(sc2, 0, ty1, x0, x1)
-			sc2.vm = nil
+			sc2.vm = own
 			winoScratches.put(sc2)
 		})
 		ParallelFor(s.OutC, w, func(o0, o1 int) { c.winoOut(dst, res, sc.vm, 0, ty1, o0, o1) })
