@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -228,38 +227,16 @@ func (g *gemmOp) run() {
 	switch {
 	case w > 1 && panels >= 2*w:
 		// Split the columns at panel boundaries.
-		var wg sync.WaitGroup
 		per := (panels + w - 1) / w
-		for t := 1; t < w; t++ {
-			j0, j1 := min(t*per*nr, g.n), min((t+1)*per*nr, g.n)
-			if j0 >= j1 {
-				break
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				g.blockPooled(0, g.m, j0, j1)
-			}()
-		}
-		g.blockPooled(0, g.m, 0, min(per*nr, g.n))
-		wg.Wait()
+		parallel((panels+per-1)/per, func(t int) {
+			g.blockPooled(0, g.m, t*per*nr, min((t+1)*per*nr, g.n))
+		})
 	case w > 1 && g.m >= 2*w*mr:
 		// Split the rows at panel boundaries.
-		var wg sync.WaitGroup
 		per := roundUp((g.m+w-1)/w, mr)
-		for t := 1; t < w; t++ {
-			i0, i1 := min(t*per, g.m), min((t+1)*per, g.m)
-			if i0 >= i1 {
-				break
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				g.blockPooled(i0, i1, 0, g.n)
-			}()
-		}
-		g.blockPooled(0, min(per, g.m), 0, g.n)
-		wg.Wait()
+		parallel((g.m+per-1)/per, func(t int) {
+			g.blockPooled(t*per, min((t+1)*per, g.m), 0, g.n)
+		})
 	default:
 		g.blockPooled(0, g.m, 0, g.n)
 	}

@@ -234,7 +234,8 @@ func (s ConvShape) Validate() error {
 
 // ParallelFor runs f over [0, n) split into at most w contiguous, non-empty
 // chunks of equal size (the last may be shorter), the first on the calling
-// goroutine, and returns when all are done.
+// goroutine, the others on the package's workers (see parallel), and
+// returns when all are done.
 func ParallelFor(n, w int, f func(i0, i1 int)) {
 	w = min(w, n)
 	if w <= 1 {
@@ -243,16 +244,5 @@ func ParallelFor(n, w int, f func(i0, i1 int)) {
 	}
 	chunk := (n + w - 1) / w
 	w = (n + chunk - 1) / chunk
-	done := make(chan struct{}, w-1)
-	for t := 1; t < w; t++ {
-		i0, i1 := t*chunk, min((t+1)*chunk, n)
-		go func() {
-			f(i0, i1)
-			done <- struct{}{}
-		}()
-	}
-	f(0, chunk)
-	for t := 1; t < w; t++ {
-		<-done
-	}
+	parallel(w, func(t int) { f(t*chunk, min((t+1)*chunk, n)) })
 }
