@@ -355,8 +355,9 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 		if call.scratch == nil {
 			call.scratch = make([]float32, c.padLen+c.m*c.n) // cbuf unused when wph = OutW
 		}
+		// padInput writes the same positions at every call: the borders
+		// of pad stay zero from its allocation.
 		pad, cbuf = call.scratch[:c.padLen], call.scratch[c.padLen:]
-		clear(pad)
 	}
 	for b := 0; b < n; b++ {
 		for g := 0; g < s.Groups; g++ {
@@ -396,7 +397,12 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 				call.mat = matrixB{b: in, ldb: c.n, offs: c.offs}
 				call.g.b = &call.mat
 			case stratShifted:
-				c.padInput(pad, in)
+				if w := copyWorkers(icg * s.InH * s.InW); w > 1 {
+					pad := pad
+					ParallelFor(icg, w, func(ch0, ch1 int) { c.padInput(pad, in, ch0, ch1) })
+				} else {
+					c.padInput(pad, in, 0, icg)
+				}
 				call.sh = shiftB{pad: pad, offs: c.offs, maxOff: c.maxOff}
 				call.g.b = &call.sh
 				if compact {
@@ -409,10 +415,11 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 			call.g.run()
 			if compact {
 				// Drop the columns past the output width.
-				for o := 0; o < c.m; o++ {
-					for y := 0; y < oh; y++ {
-						copy(out[(o*oh+y)*ow:(o*oh+y+1)*ow], cbuf[o*c.n+y*c.wph:])
-					}
+				if w := copyWorkers(c.m * c.n); w > 1 {
+					cbuf := cbuf
+					ParallelFor(c.m, w, func(o0, o1 int) { c.compact(out, cbuf, o0, o1) })
+				} else {
+					c.compact(out, cbuf, 0, c.m)
 				}
 			}
 		}
@@ -421,19 +428,29 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	c.calls.put(call)
 }
 
+// compact copies rows [o0, o1) of the shifted strategy's padded-width
+// output cbuf to out, dropping the columns past the output width.
+func (c *Conv) compact(out, cbuf []float32, o0, o1 int) {
+	oh, ow := c.s.OutH(), c.s.OutW()
+	for o := o0; o < o1; o++ {
+		for y := 0; y < oh; y++ {
+			copy(out[(o*oh+y)*ow:(o*oh+y+1)*ow], cbuf[o*c.n+y*c.wph:])
+		}
+	}
+}
+
 // padInput scatters one group's input channels into the zero-padded,
 // phase-split buffer pad: padded pixel (row, col) of channel ch goes to
 // phase plane (ch, row mod StrideH, col mod StrideW) at (row/StrideH,
 // col/StrideW). Phases that no kernel tap reads are skipped. The borders of
-// pad are zero and stay so.
-func (c *Conv) padInput(pad, in []float32) {
+// pad are zero and stay so. It copies channels [ch0, ch1).
+func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 	s := c.s
-	icg := s.InC / s.Groups
 	sh, sw := s.StrideH, s.StrideW
 	plane := c.hph * c.wph
 	if sh == 1 && sw == 1 {
 		// One phase: a plain copy of the rows into the padded planes.
-		for ch := 0; ch < icg; ch++ {
+		for ch := ch0; ch < ch1; ch++ {
 			d := pad[ch*plane+s.PadTop*c.wph+s.PadLeft:]
 			src := in[ch*s.InH*s.InW : (ch+1)*s.InH*s.InW]
 			for y := 0; y < s.InH; y++ {
@@ -446,7 +463,7 @@ func (c *Conv) padInput(pad, in []float32) {
 		// Each row phase of a channel: every other input row, its columns
 		// split into the two column phases by one vector copy.
 		px := s.PadLeft % 2 // the column phase of input column 0
-		for ch := 0; ch < icg; ch++ {
+		for ch := ch0; ch < ch1; ch++ {
 			for rp := 0; rp < 2; rp++ {
 				if !c.rowPhase[rp] {
 					continue
@@ -464,7 +481,7 @@ func (c *Conv) padInput(pad, in []float32) {
 		}
 		return
 	}
-	for ch := 0; ch < icg; ch++ {
+	for ch := ch0; ch < ch1; ch++ {
 		for y := 0; y < s.InH; y++ {
 			row := y + s.PadTop
 			if !c.rowPhase[row%sh] {

@@ -140,3 +140,19 @@ func parallel(w int, f func(t int)) {
 	groups.put(g)
 }
 
+// copyMinValues is the size of a copy below which copyWorkers keeps it on
+// one goroutine.
+const copyMinValues = 32 << 10
+
+// copyWorkers returns how many goroutines a copy of values values made of
+// independent parts (channels) may use: the cores no other kernel call is
+// using when it is large enough. At batch 1 the padding and compaction
+// copies around a convolution's GEMM would otherwise run on one core while
+// the others wait. (Callers create the ParallelFor closure only when this
+// is more than 1: a closure that may escape is allocated where it is made.)
+func copyWorkers(values int) int {
+	if values < copyMinValues {
+		return 1
+	}
+	return max(1, runtime.GOMAXPROCS(0)-int(active.Load())+1)
+}

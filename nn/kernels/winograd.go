@@ -188,7 +188,11 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 		call.scratch = make([]float32, wg.padLen(s.InC)) // borders stay zero
 	}
 	pad := call.scratch
-	c.winoPad(pad, src)
+	if w := copyWorkers(s.InC * s.InH * s.InW); w > 1 {
+		ParallelFor(s.InC, w, func(ch0, ch1 int) { c.winoPad(pad, src, ch0, ch1) })
+	} else {
+		c.winoPad(pad, src, 0, s.InC)
+	}
 	w := workers(int(c.Flops()))
 	rows := wg.rowsPerBlk[min(w, maxPlanWorkers)]
 	blocks := (wg.tilesH + rows - 1) / rows
@@ -250,11 +254,11 @@ func (c *Conv) winoScratchGet() *winoScratch {
 }
 
 // winoPad copies the image into pad: channel ch, padded row r, padded
-// column x at pad[(ch·ph + r)·2hw + (x mod 2)·hw + x/2]. The padding is
-// never written and stays zero.
-func (c *Conv) winoPad(pad, src []float32) {
+// column x at pad[(ch·ph + r)·2hw + (x mod 2)·hw + x/2], for channels
+// [ch0, ch1). The padding is never written and stays zero.
+func (c *Conv) winoPad(pad, src []float32, ch0, ch1 int) {
 	s, wg := c.s, c.wino
-	for ch := 0; ch < s.InC; ch++ {
+	for ch := ch0; ch < ch1; ch++ {
 		base := (ch*wg.ph + s.PadTop) * 2 * wg.hw
 		// Input column 0 lands in the even half when PadLeft is even.
 		a, b := base+s.PadLeft/2, base+wg.hw+s.PadLeft/2
