@@ -9,7 +9,7 @@ RQ3 := rq3-classification rq3-detection
 # The 10,000-image CIFAR-10 variants (detection has only its 158-image subset).
 PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classification rq3-classification
 
-.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 compare ablations paper-scale clean
+.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 results compare regression ablations paper-scale clean
 
 all: build
 
@@ -21,12 +21,17 @@ build:
 # package in -short mode (nn/kernels tests each available set against the
 # portable loops and the models' ONNX Runtime goldens, skipping an
 # unavailable one saying so), the portable (no assembly) nn kernels and MR
-# warp, the GPU build (-tags gpu: the CUDA kernels through the fake driver
-# nn/cuda builds with the C compiler; the PTX check needs clang-14), then the
-# golden checks in full — all five models against ONNX Runtime at batch 1
-# and batched, the ONNX fixtures (the zoo's architectures once more with
-# each other available kernel set), and SqueezeNet's verdicts on the first
-# 100 CIFAR images × 59 MRs.
+# warp, the GPU build (-tags gpu: the CUDA kernels, then whole models, amt
+# infer -device cuda, the error paths and a 20-image sweep with sut.device:
+# cuda, through the fake driver built with the C compiler; the PTX check
+# needs clang-14), then the golden checks in full — all five models against
+# ONNX Runtime at batch 1 and batched, the ONNX fixtures (the zoo's
+# architectures once more with each other available kernel set), and
+# SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs; last the
+# Kubernetes manifests, in their own module (deploy/kubernetes/validate: it
+# needs the Kubernetes API types, amt does not). cmd/amt's TestSlurmCluster
+# starts a one-node Slurm cluster (root and Debian's packages: .ci/run
+# installs them; it skips elsewhere, fails under CI=true).
 test:
 	$(GO) test -count=1 -v -run '^TestKernelSetsListed$$' ./nn/kernels
 	$(GO) vet ./...
@@ -34,7 +39,9 @@ test:
 	$(GO) test -short -timeout 14m ./...
 	$(GO) test -short -tags noasm ./nn/kernels ./mr
 	$(GO) test -tags gpu ./nn/cuda
+	$(GO) test -tags gpu -run 'Device|GPU' ./nn ./features ./cmd/amt
 	$(GO) test -timeout 14m -run 'Golden|Manifest' ./nn ./sut ./experiments
+	cd deploy/kubernetes/validate && $(GO) vet ./... && $(GO) test -timeout 10m ./...
 
 # amt vs ONNX Runtime side by side: ms/img per model and the ratio amt/ORT.
 # Needs node; installs onnxruntime-node into .cache/ortbench on first use.
@@ -46,13 +53,23 @@ bench-ort:
 bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# A short run of each fuzz target (make fuzz FUZZTIME=10m for a long one),
+# one after the other. Crashers land in the package's testdata/fuzz/ and
+# then run with every go test as regression cases.
+FUZZTIME ?= 30s
+fuzz1 = $(GO) test -run '^$$' -fuzz '^$(1)$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $(2)
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzCIFAR10 -fuzztime 30s -fuzzminimizetime 5s ./data
-	$(GO) test -run '^$$' -fuzz FuzzCOCOJSON -fuzztime 30s -fuzzminimizetime 5s ./data
-	$(GO) test -run '^$$' -fuzz FuzzTransform -fuzztime 30s ./cmd/amt
-	$(GO) test -run '^$$' -fuzz FuzzWarp -fuzztime 30s ./mr
-	$(GO) test -run '^$$' -fuzz FuzzPolicy -fuzztime 30s ./bandit
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s ./nn
+	$(call fuzz1,FuzzLoad,./nn)
+	$(call fuzz1,FuzzCIFAR10,./data)
+	$(call fuzz1,FuzzCOCOJSON,./data)
+	$(call fuzz1,FuzzConfig,./experiments)
+	$(call fuzz1,FuzzFeatures,./experiments)
+	$(call fuzz1,FuzzVerdictCSV,./experiments/record)
+	$(call fuzz1,FuzzTransform,./cmd/amt)
+	$(call fuzz1,FuzzWarp,./mr)
+	$(call fuzz1,FuzzParse,./mr)
+	$(call fuzz1,FuzzParseGrid,./scenario)
+	$(call fuzz1,FuzzPolicy,./bandit)
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment
@@ -69,11 +86,50 @@ rq2: build
 rq3: build
 	$(foreach e,$(RQ3),$(call experiment,$(e)))
 
-# Agent comparison and ablations, replayed on the same cached sweep.
+# The committed results (results/README.md): every experiment of rq1, rq2
+# and rq3, the two exhaustive tables with their context features in
+# results/sweeps/ (gzip -n: the same bytes for the same table), every
+# report redrawn from its folder, then the check that go test ./results
+# (and so make test) runs: replaying the agents from the committed tables
+# and redrawing must give the committed files; the README's results block
+# is rewritten from them first. One command: about 15 minutes wall (4.5
+# CPU minutes) with the sweeps cached, most of it RQ3's online runs, on the
+# shared 2-core machine at load ≈ 20; cold sweeps add about 17 minutes.
+RESULTS := $(RQ1) $(RQ2) $(RQ3)
+results: build
+	rm -rf $(addprefix results/,$(RESULTS))
+	$(MAKE) rq1 rq2 rq3
+	mkdir -p results/sweeps
+	$(BIN) sweep -config experiments/rq1-classification.yaml -csv results/sweeps/classification.csv -features results/sweeps/classification-features.f32
+	$(BIN) sweep -config experiments/rq1-detection.yaml -csv results/sweeps/detection.csv -features results/sweeps/detection-features.f32
+	gzip -n -9 -f results/sweeps/classification.csv results/sweeps/classification-features.f32 results/sweeps/detection.csv results/sweeps/detection-features.f32
+	for e in $(RESULTS); do $(BIN) plot -dir results/$$e || exit 1; done
+	$(GO) test -count=1 -run TestREADMEResults ./results -update
+	$(GO) test -count=1 ./results
+
+# An experiment whose agents amt tune tunes first (on tune.seeds), then runs
+# on the evaluation seeds.
+define tuned
+	$(BIN) sweep -config experiments/$(1).yaml
+	$(BIN) tune -config experiments/$(1).yaml
+	$(BIN) plot -config experiments/$(1).yaml
+
+endef
+
+# Agent comparison and ablations, replayed on the same cached sweep:
+# every agent with its defaults, then the agents with options tuned on
+# seeds 101-130 and evaluated on 1-10, then the regression experiment.
 compare: build
 	$(call experiment,compare-agents)
+	$(call tuned,compare-tuned)
+	$(call experiment,regression)
+# Regression testing: the SUT changes from SqueezeNet-1.1 to ResNet-20
+# mid-stream; agents carried across the change vs fresh vs random, replayed
+# on both SUTs' cached sweeps (minutes; the ResNet-20 sweep, once, ~1.5 min).
+regression: build
+	$(call experiment,regression)
 ablations: build
-	$(foreach e,features-model features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
+	$(foreach e,features-model features-independent features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 
 # All 10,000 CIFAR-10 test images (slow: hours on 2 cores).
 paper-scale: build

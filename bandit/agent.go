@@ -10,10 +10,15 @@ import (
 
 // Choice is an agent's decision: the main arm, the parameter index into
 // that arm's values (−1 if the arm has no parameter bandit) and the
-// probabilities with which they were drawn (after the optional rounding).
+// probabilities with which they were drawn as the bandits learn them
+// (after the optional rounding). Prob is the exact probability with which
+// the arm and the parameter were drawn together (the product of the main
+// and the parameter bandit's, unrounded): the propensity an off-policy
+// estimate of the decision needs.
 type Choice struct {
 	Arm, Param         int
 	ArmProb, ParamProb float64
+	Prob               float64
 }
 
 // Agent is a main bandit over a scenario's arms plus one parameter bandit
@@ -77,6 +82,15 @@ func newAgent(name string, spec scenario.Scenario, dim int, cfg Config, seed uin
 // Name returns the agent's algorithm name.
 func (a *Agent) Name() string { return a.name }
 
+// UsesContext reports whether the agent's choices depend on the context;
+// for a context-free agent (random, ucb1: AgentInfo.ContextFree) any
+// vector of the right length gives the same choices, so callers need not
+// compute features for it.
+func (a *Agent) UsesContext() bool {
+	info, err := lookupAgent(a.name)
+	return err != nil || !info.ContextFree
+}
+
 // Config returns the agent's effective configuration.
 func (a *Agent) Config() Config { return a.cfg }
 
@@ -95,20 +109,22 @@ func round2(v float64) float64 {
 	return r
 }
 
-// pick draws from p and returns the arm and its renormalised probability.
-func (a *Agent) pick(p []float64, rng *rand.Rand) (int, float64) {
-	i := Sample(p, rng)
+// pick draws from p and returns the arm, its renormalised probability as
+// the bandit learns it (rounded with Round) and exactly.
+func (a *Agent) pick(p []float64, rng *rand.Rand) (i int, learnt, exact float64) {
+	i = Sample(p, rng)
 	sum := 0.0
 	for _, v := range p {
 		if v > 0 {
 			sum += v
 		}
 	}
-	prob := p[i] / sum
+	exact = p[i] / sum
+	learnt = exact
 	if a.cfg.Round {
-		prob = round2(prob)
+		learnt = round2(exact)
 	}
-	return i, prob
+	return i, learnt, exact
 }
 
 // Choose draws a main arm and, for a hierarchical arm, a parameter, using
@@ -119,13 +135,15 @@ func (a *Agent) Choose(ctx []float32, rng *rand.Rand) (Choice, error) {
 		return Choice{}, fmt.Errorf("main bandit: %w", err)
 	}
 	c := Choice{Param: -1}
-	c.Arm, c.ArmProb = a.pick(p, rng)
+	c.Arm, c.ArmProb, c.Prob = a.pick(p, rng)
 	if sub := a.subs[c.Arm]; sub != nil {
 		q, err := sub.Distribution(ctx)
 		if err != nil {
 			return Choice{}, fmt.Errorf("%s parameter bandit: %w", a.scen.Arms[c.Arm].Name, err)
 		}
-		c.Param, c.ParamProb = a.pick(q, rng)
+		var exact float64
+		c.Param, c.ParamProb, exact = a.pick(q, rng)
+		c.Prob *= exact
 	}
 	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -461,4 +462,103 @@ func FuzzPolicy(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An agent marked ContextFree makes the same choices whatever the context
+// (so callers may skip computing features for it); every other agent of
+// the table reports that it uses the context.
+func TestContextFree(t *testing.T) {
+	sc, err := mr.Builtin("hierarchical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dim = 5
+	for _, info := range AgentTable() {
+		t.Run(info.Name, func(t *testing.T) {
+			a, err := New(info.Name, sc, dim, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.UsesContext() == info.ContextFree {
+				t.Fatalf("UsesContext %v, ContextFree %v", a.UsesContext(), info.ContextFree)
+			}
+			if !info.ContextFree {
+				return
+			}
+			b, _ := New(info.Name, sc, dim, nil, 1)
+			r1, r2 := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+			ctxRng := rand.New(rand.NewPCG(5, 6))
+			zero := make([]float32, dim)
+			for i := range 300 {
+				x := make([]float32, dim)
+				for j := range x {
+					x[j] = float32(ctxRng.NormFloat64())
+				}
+				c1, err1 := a.Choose(x, r1)
+				c2, err2 := b.Choose(zero, r2)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if c1 != c2 {
+					t.Fatalf("step %d: %+v with a context, %+v with zeros", i, c1, c2)
+				}
+				violated := (c1.Arm+i)%3 == 0
+				if err := a.Update(x, c1, violated); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Update(zero, c2, violated); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// seed: 0 is the original's seeding (every VW instance of every run used
+// VW's seed 0): agents of different runs then learn identically from the
+// same data, while with seed: run (the default) their network
+// initialisations differ. The default stays out of Canonical, so state
+// files saved before the option existed still load.
+func TestFixedSeed(t *testing.T) {
+	sc, err := mr.Builtin("hierarchical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := func(opts Options, runSeed uint64) []Choice {
+		a, err := New("cover", sc, 3, opts, runSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng, data := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(8, 8))
+		var out []Choice
+		for i := range 400 {
+			x := []float32{float32(data.Float64()), float32(data.Float64()), 1}
+			c, err := a.Choose(x, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Update(x, c, (c.Arm+i)%2 == 0); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, c)
+		}
+		return out
+	}
+	if a, b := trace(Options{"seed": "0"}, 1), trace(Options{"seed": "0"}, 2); !slices.Equal(a, b) {
+		t.Error("seed 0: runs with different seeds learned differently")
+	}
+	if a, b := trace(nil, 1), trace(nil, 2); slices.Equal(a, b) {
+		t.Error("seed run: runs with different seeds learned identically")
+	}
+	cfg, _ := Resolve("cover", nil)
+	if c := cfg.Canonical("cover"); strings.Contains(c, "seed") {
+		t.Errorf("default seed in Canonical: %s", c)
+	}
+	cfg, _ = Resolve("cover", Options{"seed": "0"})
+	if c := cfg.Canonical("cover"); !strings.Contains(c, "seed=0") || !cfg.FixedSeed {
+		t.Errorf("seed 0: %s %+v", c, cfg)
+	}
+	if _, err := Resolve("cover", Options{"seed": "-1"}); err == nil {
+		t.Error("seed -1: no error")
+	}
 }

@@ -29,6 +29,11 @@ type Config struct {
 	V          float64   // lints: posterior scale v (v)
 	Samples    int       // lints: Monte Carlo draws for the probabilities (samples)
 	Round      bool      // agent: pass probabilities and costs rounded to 2 decimals to Learn, as the original tool did (round)
+	// FixedSeed makes every bandit of the agent, in every run, draw its
+	// internal randomness from Seed instead of from the run's seed (seed:
+	// an integer rather than run).
+	FixedSeed bool
+	Seed      uint64
 }
 
 // An Option is one agent option: a key of -agent-opts k=v,… or of a YAML
@@ -43,6 +48,9 @@ type Option struct {
 
 	set func(c *Config, v string) error
 	get func(c Config) string
+	// omitDefault leaves the option out of Canonical at its default value,
+	// so that state files saved before the option existed stay valid.
+	omitDefault bool
 }
 
 func intOption(key, doc, def string, lo, hi int, field func(*Config) *int) Option {
@@ -118,9 +126,36 @@ var (
 		get: func(c Config) string { return strconv.FormatBool(c.Round) }}
 )
 
+// optSeed chooses between amt's seeding and the original's: the original
+// tool never passed a seed to Vowpal Wabbit, so every VW instance of every
+// run — the main bandit and each parameter bandit — used VW's default
+// random_seed 0 (original-implementation.md §1, §5), while amt derives each
+// bandit's seed from the run's seed. seed: 0 reproduces the original's
+// behaviour (every run starts from the same network initialisation).
+var optSeed = Option{Key: "seed", Doc: "internal randomness (network initialisation, bagging, Thompson draws): run = derived from the run's seed, one stream per bandit; an integer = that seed for every bandit of every run, as the original's unseeded VW (0)",
+	Want: "run or an integer in [0, 2^64)", Default: "run", omitDefault: true,
+	set: func(c *Config, v string) error {
+		if v == "run" {
+			c.FixedSeed, c.Seed = false, 0
+			return nil
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want run or an integer in [0, 2^64)")
+		}
+		c.FixedSeed, c.Seed = true, n
+		return nil
+	},
+	get: func(c Config) string {
+		if !c.FixedSeed {
+			return "run"
+		}
+		return strconv.FormatUint(c.Seed, 10)
+	}}
+
 // allOptions lists every option, for the defaults every Config starts from.
 var allOptions = []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optLambda,
-	optGammaScale, optGammaExp, optBags, optAlpha, optV, optSamples, optRound}
+	optGammaScale, optGammaExp, optBags, optAlpha, optV, optSamples, optRound, optSeed}
 
 // learner is a Policy whose learned state can be saved and restored
 // (the structure comes from the agent's construction). Every agent's
@@ -143,6 +178,10 @@ type AgentInfo struct {
 	// Defaults are the agent's values where they differ from its
 	// options' defaults.
 	Defaults Options
+	// ContextFree marks an agent whose choices never depend on the
+	// context (it only checks its length): callers need not compute
+	// features for it, as the original's RandomAgent never did.
+	ContextFree bool
 
 	// new returns a policy over k arms for contexts of dimension dim
 	// (both ≥ 1, checked by NewPolicy), with internal randomness derived
@@ -153,25 +192,25 @@ type AgentInfo struct {
 // agents is the agent table, in listing order. A new agent is its own file
 // (the policy, with saveState/loadState) and one entry here.
 var agents = []AgentInfo{
-	{Name: "random", Doc: "uniform arm, then uniform parameter (the original's RandomAgent)", Options: []Option{optRound},
+	{Name: "random", Doc: "uniform arm, then uniform parameter (the original's RandomAgent)", Options: []Option{optRound}, ContextFree: true,
 		new: func(k, dim int, _ Config, _ uint64) (learner, error) { return NewUniform(k, dim) }},
 	{Name: "cover", Doc: "the paper's: VW 8.x online cover (--cover 3 --psi 1 --nn 16, DR), rounded probabilities and costs",
-		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound}, Defaults: Options{"round": "true"},
+		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"round": "true"},
 		new: coverLearner},
 	{Name: "cover-modern", Doc: "cover with VW ≥ 9 semantics (a floor ε/K on every arm)",
-		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound}, Defaults: Options{"mode": "modern"},
+		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"mode": "modern"},
 		new: coverLearner},
 	{Name: "epsilon-greedy", Doc: "ε uniform, else the arm of least predicted cost (importance-weighted regression)",
-		Options: []Option{optHidden, optEpsilon, optEstimator, optLR, optRound}, Defaults: Options{"estimator": "iwr"},
+		Options: []Option{optHidden, optEpsilon, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"estimator": "iwr"},
 		new: csLearner(kindEpsGreedy)},
 	{Name: "softmax", Doc: "probabilities ∝ exp(−λ · range-normalised predicted cost)",
-		Options: []Option{optHidden, optLambda, optEstimator, optLR, optRound}, Defaults: Options{"estimator": "iwr"},
+		Options: []Option{optHidden, optLambda, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"estimator": "iwr"},
 		new: csLearner(kindSoftmax)},
 	{Name: "squarecb", Doc: "inverse-gap weighting on a regression oracle (Foster & Rakhlin 2020)",
-		Options: []Option{optHidden, optGammaScale, optGammaExp, optLR, optRound},
+		Options: []Option{optHidden, optGammaScale, optGammaExp, optLR, optRound, optSeed},
 		new:     csLearner(kindSquareCB)},
 	{Name: "bootstrap-ts", Doc: "bootstrapped Thompson sampling over online bags",
-		Options: []Option{optHidden, optBags, optEstimator, optLR, optRound}, Defaults: Options{"estimator": "iwr"},
+		Options: []Option{optHidden, optBags, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"estimator": "iwr"},
 		new: csLearner(kindBootstrap)},
 	{Name: "linucb", Doc: "LinUCB on costs: per-arm ridge regression, lower confidence bound",
 		Options: []Option{optLambda, optAlpha, optRound}, Defaults: Options{"lambda": "1"},
@@ -179,13 +218,13 @@ var agents = []AgentInfo{
 			return newLinPolicy(false, k, dim, cfg, seed), nil
 		}},
 	{Name: "lints", Doc: "linear Thompson sampling on costs",
-		Options: []Option{optLambda, optV, optSamples, optRound}, Defaults: Options{"lambda": "1"},
+		Options: []Option{optLambda, optV, optSamples, optRound, optSeed}, Defaults: Options{"lambda": "1"},
 		new: func(k, dim int, cfg Config, seed uint64) (learner, error) {
 			return newLinPolicy(true, k, dim, cfg, seed), nil
 		}},
 	{Name: "ucb1", Doc: "UCB1 on range-normalised costs, ignoring the context (a non-contextual baseline)",
-		Options: []Option{optAlpha, optRound},
-		new:     func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
+		Options: []Option{optAlpha, optRound}, ContextFree: true,
+		new: func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
 }
 
 // Agents lists the agent names New accepts, in a stable order.
@@ -332,10 +371,12 @@ func (c Config) Canonical(agent string) string {
 	if err != nil {
 		return ""
 	}
-	keys := Keys(agent)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + a.option(k).get(c)
+	var parts []string
+	for _, k := range Keys(agent) {
+		o := a.option(k)
+		if v := o.get(c); !o.omitDefault || v != o.Default {
+			parts = append(parts, k+"="+v)
+		}
 	}
 	return strings.Join(parts, ",")
 }
@@ -353,6 +394,9 @@ func newLearner(agent string, k, dim int, cfg Config, seed uint64) (learner, err
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.FixedSeed {
+		seed = cfg.Seed
 	}
 	p, err := a.new(k, dim, cfg, seed)
 	if err != nil {

@@ -34,11 +34,15 @@ type CIFAR10 struct {
 	classes []string
 }
 
+// maxCIFARFile bounds the size of a CIFAR-10 binary file read into memory:
+// about 700,000 records (the whole data set is 60,000).
+const maxCIFARFile = 2 << 30
+
 // OpenCIFAR10 reads a CIFAR-10 binary file of any number of records. The
 // class names come from batches.meta.txt beside the file when it exists,
 // otherwise they are the standard ten.
 func OpenCIFAR10(path string) (*CIFAR10, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readFileMax(path, maxCIFARFile, "a CIFAR-10 binary file")
 	if err != nil {
 		return nil, fmt.Errorf("cifar10: %w", err)
 	}
@@ -115,6 +119,9 @@ func (c *CIFAR10) Classes() []string { return append([]string(nil), c.classes...
 // Label returns record i's label without decoding its image. It panics if
 // i is out of range.
 func (c *CIFAR10) Label(i int) int { return int(c.raw[i*CIFARRecordSize]) }
+
+// Size returns 32, 32: every record is a 32×32 image.
+func (c *CIFAR10) Size(int) (w, h int) { return CIFARSide, CIFARSide }
 
 // Case returns record i as a 32×32 image with its label.
 func (c *CIFAR10) Case(i int) (Case, error) {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -26,6 +27,7 @@ type COCO struct {
 	cats           []Class        // sorted by id; Count/Images filled
 	catIndex       map[int]int    // category id -> class index
 	nAnns, nCrowd  int
+	dec            Decoder
 }
 
 // cocoImage is one entry of the "images" array.
@@ -67,10 +69,20 @@ type cocoFile struct {
 // or duplicate image or category id, an annotation whose image id or
 // category id is unknown, a bbox that is not four finite numbers with
 // non-negative width and height, an image without a file name or with a
-// non-positive size, and image files that do not exist. Boxes that reach
-// outside their image are kept, as COCO keeps them.
+// non-positive size, an image larger than the default pixel budget
+// (DefaultMaxPixels; use [Open] with Spec.MaxPixels for another) and image
+// files that do not exist. Boxes that reach outside their image are kept,
+// as COCO keeps them.
 func OpenCOCO(jsonPath, imageDir string) (*COCO, error) {
-	raw, err := os.ReadFile(jsonPath)
+	return openCOCO(jsonPath, imageDir, Decoder{})
+}
+
+// maxCOCOFile bounds the size of a COCO JSON file read into memory (the
+// official instances_train2017.json is 448 MB).
+const maxCOCOFile = 2 << 30
+
+func openCOCO(jsonPath, imageDir string, dec Decoder) (*COCO, error) {
+	raw, err := readFileMax(jsonPath, maxCOCOFile, "a COCO instances JSON file")
 	if err != nil {
 		return nil, fmt.Errorf("coco: %w", err)
 	}
@@ -78,7 +90,27 @@ func OpenCOCO(jsonPath, imageDir string) (*COCO, error) {
 	if err != nil {
 		return nil, fmt.Errorf("coco: %w", err)
 	}
-	c.path = jsonPath
+	c.path, c.dec = jsonPath, dec
+	var big []string
+	var tooLarge *TooLargeError
+	for i, im := range c.images {
+		var tl *TooLargeError
+		if errors.As(dec.CheckSize(im.Width, im.Height), &tl) {
+			if tooLarge == nil {
+				tooLarge = tl
+			}
+			big = append(big, fmt.Sprintf("images[%d] %s (%d×%d)", i, im.FileName, im.Width, im.Height))
+		}
+	}
+	if n := len(big); n > 0 {
+		more := ""
+		if n > maxListed {
+			more = fmt.Sprintf(" and %d more", n-maxListed)
+			big = big[:maxListed]
+		}
+		return nil, &explained{msg: fmt.Sprintf("coco: %s: %d of the %d images %s larger than the limit of %d pixels: %s%s",
+			jsonPath, n, len(c.images), isAre(n), tooLarge.Max, strings.Join(big, ", "), more), err: tooLarge}
+	}
 	if imageDir == "" {
 		if imageDir, err = findImageDir(jsonPath, c.images); err != nil {
 			return nil, err
@@ -115,7 +147,7 @@ func findImageDir(jsonPath string, images []cocoImage) (string, error) {
 			return c, nil
 		}
 	}
-	return "", fmt.Errorf("coco: cannot find the image folder of %s: its first image %s is in none of %s; give the folder explicitly",
+	return "", fmt.Errorf("coco: cannot find the image folder of %s: its first image %s is in none of %s; name the folder with data.images in the configuration (amt data inspect: -images DIR)",
 		jsonPath, images[0].FileName, strings.Join(cands, ", "))
 }
 
@@ -250,11 +282,61 @@ func jsonError(raw []byte, name string, err error) error {
 		if field == "" {
 			field = "document"
 		}
-		return fmt.Errorf("%s:%s: field %s: got a JSON %s, want %s", name, lineCol(raw, te.Offset), field, te.Value, te.Type)
+		return fmt.Errorf("%s:%s: %s: got a JSON %s, want %s", name, lineCol(raw, te.Offset), field, te.Value, describeJSONType(te.Type))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s:%s: malformed JSON: unexpected end of input", name, lineCol(raw, int64(len(raw))))
 	}
 	return fmt.Errorf("%s: %w", name, err)
+}
+
+// cocoObjects describes the JSON objects of a COCO file, by Go type.
+var cocoObjects = map[reflect.Type]string{
+	reflect.TypeFor[cocoFile]():       "an object with images, annotations and categories",
+	reflect.TypeFor[cocoImage]():      "an image object {id, file_name, width, height}",
+	reflect.TypeFor[cocoAnnotation](): "an annotation object {id, image_id, category_id, bbox, iscrowd, area}",
+	reflect.TypeFor[cocoCategory]():   "a category object {id, name}",
+}
+
+// describeJSONType says in words which JSON value decodes into t ("an
+// array of image objects", "an integer"), for errors that would otherwise
+// name Go types.
+func describeJSONType(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	if d, ok := cocoObjects[t]; ok {
+		return d
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return describeJSONType(t.Elem())
+	case reflect.Slice, reflect.Array:
+		elem := describeJSONType(t.Elem())
+		if e, ok := strings.CutPrefix(elem, "an "); ok {
+			elem = e
+		} else if e, ok := strings.CutPrefix(elem, "a "); ok {
+			elem = e
+		}
+		if i := strings.Index(elem, " {"); i >= 0 {
+			elem = elem[:i]
+		}
+		if !strings.HasSuffix(elem, "s") {
+			elem += "s"
+		}
+		return "an array of " + elem
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.String()
 }
 
 // lineCol returns "line:col" (1-based) of byte offset off in raw.
@@ -279,10 +361,27 @@ func (c *COCO) ClassOf(categoryID int) (int, bool) {
 	return i, ok
 }
 
+// ImageFiles returns the image files of the cases, in case order: each
+// image's file name as the JSON gives it (relative to the image folder,
+// Info().ImageDir) and its path. Caches key a COCO data set on these
+// files' contents as well as on the JSON.
+func (c *COCO) ImageFiles() (names, paths []string) {
+	names = make([]string, len(c.images))
+	paths = make([]string, len(c.images))
+	for i, im := range c.images {
+		names[i], paths[i] = im.FileName, filepath.Join(c.imageDir, im.FileName)
+	}
+	return names, paths
+}
+
 // Annotations returns image i's annotations in file order without
 // decoding the image. The slice must not be modified. It panics if i is
 // out of range.
 func (c *COCO) Annotations(i int) []Annotation { return c.anns[i] }
+
+// Size returns image i's width and height as the JSON gives them (Case
+// checks that the image has that size). It panics if i is out of range.
+func (c *COCO) Size(i int) (w, h int) { return c.images[i].Width, c.images[i].Height }
 
 // Case decodes image i (JPEG or PNG; grey-scale and CMYK JPEGs are
 // converted to RGB) and returns it with its annotations. It is an error if
@@ -293,7 +392,7 @@ func (c *COCO) Case(i int) (Case, error) {
 	}
 	im := c.images[i]
 	path := filepath.Join(c.imageDir, im.FileName)
-	img, err := decodeFile(path)
+	img, err := c.dec.DecodeFile(path)
 	if err != nil {
 		return Case{}, fmt.Errorf("coco: image %d (id %d): %w", i, im.ID, err)
 	}

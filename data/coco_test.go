@@ -251,12 +251,12 @@ func TestDecodeOddImages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, err := decodeFile(filepath.Join("testdata", tt.file))
+			got, err := Decoder{}.DecodeFile(filepath.Join("testdata", tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantFile := strings.TrimSuffix(tt.file, filepath.Ext(tt.file)) + ".want.png"
-			want, err := decodeFile(filepath.Join("testdata", wantFile))
+			want, err := Decoder{}.DecodeFile(filepath.Join("testdata", wantFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -372,7 +372,7 @@ func TestCOCOSubset(t *testing.T) {
 		}
 	}
 	// Go's decoder vs Pillow/libjpeg-turbo: small mean difference.
-	pil, err := decodeFile(filepath.Join(golden, "mr_22192_decoded_rgb.png"))
+	pil, err := Decoder{}.DecodeFile(filepath.Join(golden, "mr_22192_decoded_rgb.png"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ package data
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,12 @@ type Source interface {
 	Info() Info
 }
 
+// A Sizer tells an image's size without decoding it (from a header, or
+// the data set's metadata). Every Source of this package is one.
+type Sizer interface {
+	Size(i int) (w, h int)
+}
+
 // Info describes a data set, for "amt data inspect" and for keying caches.
 type Info struct {
 	// Format is "cifar10", "coco" or "folder".
@@ -130,6 +137,10 @@ type Spec struct {
 	// Images is the COCO image folder; empty means "next to the JSON file"
 	// (see [OpenCOCO]). Relative paths are resolved like Path.
 	Images string `yaml:"images,omitempty" json:"images,omitempty"`
+	// MaxPixels is the image budget: the largest width × height accepted
+	// (checked from each image's header before decoding); 0 means
+	// DefaultMaxPixels. CIFAR-10 images are always 32×32.
+	MaxPixels int64 `yaml:"max_pixels,omitempty" json:"max_pixels,omitempty"`
 }
 
 // formats lists the supported data set formats.
@@ -160,9 +171,9 @@ func Open(spec Spec) (Source, error) {
 				return nil, err
 			}
 		}
-		return OpenCOCO(path, images)
+		return openCOCO(path, images, Decoder{MaxPixels: spec.MaxPixels})
 	case "folder":
-		return OpenFolder(path)
+		return openFolder(path, Decoder{MaxPixels: spec.MaxPixels})
 	}
 	return nil, fmt.Errorf("data: unknown format %q (want one of %s)", format, strings.Join(formats, ", "))
 }
@@ -227,6 +238,34 @@ func ResolvePath(path string) (string, error) {
 		return "", fmt.Errorf("data: %s not found in the working directory nor in the assets folder %s", path, assets)
 	}
 	return p, nil
+}
+
+// readFileMax reads a regular file of at most limit bytes; what names the
+// kind of file expected, for the error.
+func readFileMax(path string, limit int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (want %s)", path, what)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d allowed for %s", path, st.Size(), limit, what)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s grew beyond %d bytes while being read", path, limit)
+	}
+	return b, nil
 }
 
 // checkIndex returns an error if i is not a valid case index of a source

@@ -3,6 +3,7 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -14,59 +15,168 @@ import (
 	"github.com/amt-dev/amt/rgb"
 )
 
-// MaxPixels is the largest image (width × height) the decoders accept;
-// larger images are rejected before their pixels are decoded. It is
-// Pillow's decompression-bomb limit (2 × 89,478,485 pixels).
-const MaxPixels = 2 * 89478485
+// DefaultMaxPixels is the image budget: the largest image (width ×
+// height) the decoders accept unless told otherwise (Spec.MaxPixels,
+// data.max_pixels in a configuration, -max-pixels on the command line).
+// Larger images are refused from the size in their header, before a single
+// pixel is decoded, so a small file that declares a huge image (a
+// "decompression bomb") costs nothing.
+//
+// 2^25 = 33,554,432 pixels admits an 8K UHD frame (7680×4320) and any
+// common camera photo, and bounds what one image costs: decoding takes at
+// most 8 bytes per pixel for Go's intermediate image plus 3 for the RGB
+// copy, about 370 MB at the limit, and a sweep worker then holds the source
+// and one full-resolution follow-up at a time (3 bytes per pixel each).
+// Pillow, whose limit is 2 × 89,478,485 pixels, decodes straight to 3 bytes
+// per pixel; Go's decoders need more, hence the lower default.
+const DefaultMaxPixels = 1 << 25
 
-// DecodeImage decodes a PNG or JPEG image to RGB the way Pillow's
+// A TooLargeError reports an image over the pixel budget, found from its
+// header (or, for COCO, from the width and height in the JSON).
+type TooLargeError struct {
+	// Width and Height are the image's declared size; Max is the budget.
+	Width, Height int
+	Max           int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%d×%d = %d pixels, more than the limit of %d pixels", e.Width, e.Height, int64(e.Width)*int64(e.Height), e.Max)
+}
+
+// explained is an error whose message says all, wrapping the typed error
+// behind it for errors.As.
+type explained struct {
+	msg string
+	err error
+}
+
+func (e *explained) Error() string { return e.msg }
+func (e *explained) Unwrap() error { return e.err }
+
+// A Decoder decodes PNG and JPEG images within a pixel budget. The zero
+// value uses DefaultMaxPixels.
+type Decoder struct {
+	// MaxPixels is the largest width × height accepted; ≤ 0 means
+	// DefaultMaxPixels.
+	MaxPixels int64
+}
+
+// max returns the effective budget.
+func (d Decoder) max() int64 {
+	if d.MaxPixels > 0 {
+		return d.MaxPixels
+	}
+	return DefaultMaxPixels
+}
+
+// maxHeader bounds how far into a file the decoders look for the image
+// size: a PNG has it at byte 16, a JPEG after its metadata segments (EXIF,
+// ICC profiles: at most a few hundred kilobytes in practice).
+const maxHeader = 16 << 20
+
+// CheckSize returns a *TooLargeError when a w×h image is over the budget,
+// and an error for a non-positive size.
+func (d Decoder) CheckSize(w, h int) error {
+	if w <= 0 || h <= 0 {
+		return fmt.Errorf("image size %d×%d: want a positive width and height", w, h)
+	}
+	if int64(w)*int64(h) > d.max() {
+		return &TooLargeError{Width: w, Height: h, Max: d.max()}
+	}
+	return nil
+}
+
+// formatOf returns the decoders of the format whose signature starts head.
+func formatOf(head []byte) (name string, decode func(io.Reader) (image.Image, error), config func(io.Reader) (image.Config, error), err error) {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "PNG", png.Decode, png.DecodeConfig, nil
+	case bytes.HasPrefix(head, []byte("\xff\xd8")):
+		return "JPEG", jpeg.Decode, jpeg.DecodeConfig, nil
+	}
+	if len(head) == 0 {
+		return "", nil, nil, errors.New("empty file: not a PNG or JPEG image")
+	}
+	return "", nil, nil, fmt.Errorf("not a PNG or JPEG file (starts with % x)", head)
+}
+
+// Config reads the format and size of a PNG or JPEG image from its header
+// and checks them against the budget. It reads at most 16 MiB.
+func (d Decoder) Config(r io.Reader) (image.Config, string, error) {
+	br := bufio.NewReader(io.LimitReader(r, maxHeader))
+	head, _ := br.Peek(8)
+	name, _, config, err := formatOf(head)
+	if err != nil {
+		return image.Config{}, "", err
+	}
+	cfg, err := config(br)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return image.Config{}, name, fmt.Errorf("%s header: no image size in the first %d bytes (truncated file?)", name, maxHeader)
+		}
+		return image.Config{}, name, fmt.Errorf("%s header: %w", name, err)
+	}
+	return cfg, name, d.CheckSize(cfg.Width, cfg.Height)
+}
+
+// DecodeImage decodes a PNG or JPEG image within the default budget
+// (Decoder{}.Decode).
+func DecodeImage(r io.Reader) (rgb.Image, error) { return Decoder{}.Decode(r) }
+
+// Decode decodes a PNG or JPEG image to RGB the way Pillow's
 // convert("RGB") does: grey-scale images are replicated to three
 // channels, CMYK JPEGs are converted with (255−C)(255−K)/255 (Go rounds
 // slightly differently from Pillow: ±1), a PNG's alpha channel is dropped
 // (not composited) and palette images take their palette colours. YCbCr
 // JPEGs use Go's decoder, which differs from libjpeg-turbo by a few grey
 // levels (see the package documentation).
-func DecodeImage(r io.Reader) (rgb.Image, error) {
-	br := bufio.NewReader(r)
-	head, _ := br.Peek(8)
-	var decode func(io.Reader) (image.Image, error)
-	var config func(io.Reader) (image.Config, error)
-	switch {
-	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
-		decode, config = png.Decode, png.DecodeConfig
-	case bytes.HasPrefix(head, []byte("\xff\xd8")):
-		decode, config = jpeg.Decode, jpeg.DecodeConfig
-	default:
-		return rgb.Image{}, fmt.Errorf("not a PNG or JPEG file (starts with % x)", head)
+//
+// The size is read from the header first (image.DecodeConfig) and checked
+// against the budget; an image over it is a *TooLargeError and no pixel
+// is decoded.
+func (d Decoder) Decode(r io.Reader) (rgb.Image, error) {
+	// The header goes through a recording reader, so the pixels can be
+	// decoded after it without reading r twice.
+	var head bytes.Buffer
+	if _, _, err := d.Config(io.TeeReader(r, &head)); err != nil {
+		return rgb.Image{}, err
 	}
-	// Check the size before decoding the pixels: both formats put it in
-	// the first few hundred bytes, so peeking is enough in practice.
-	if h, _ := br.Peek(64 << 10); len(h) > 0 {
-		if cfg, cerr := config(bytes.NewReader(h)); cerr == nil {
-			if px := int64(cfg.Width) * int64(cfg.Height); px > MaxPixels {
-				return rgb.Image{}, fmt.Errorf("image is %d×%d = %d pixels, more than the %d allowed", cfg.Width, cfg.Height, px, int64(MaxPixels))
-			}
-		}
-	}
-	m, err := decode(br)
+	_, decode, _, _ := formatOf(head.Bytes())
+	m, err := decode(io.MultiReader(&head, r))
 	if err != nil {
 		return rgb.Image{}, err
 	}
 	return toRGB(m), nil
 }
 
-// decodeFile decodes the PNG or JPEG file at path.
-func decodeFile(path string) (rgb.Image, error) {
+// DecodeFile decodes the PNG or JPEG file at path; errors start with the
+// path.
+func (d Decoder) DecodeFile(path string) (rgb.Image, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return rgb.Image{}, err
 	}
 	defer f.Close()
-	img, err := DecodeImage(f)
+	img, err := d.Decode(f)
 	if err != nil {
 		return rgb.Image{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return img, nil
+}
+
+// ConfigFile reads the size of the PNG or JPEG file at path from its
+// header and checks it against the budget; errors start with the path.
+func (d Decoder) ConfigFile(path string) (image.Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return image.Config{}, err
+	}
+	defer f.Close()
+	cfg, _, err := d.Config(f)
+	if err != nil {
+		return image.Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
 }
 
 // toRGB converts a decoded image to RGB, with fast paths for what the

@@ -98,8 +98,19 @@ func FetchCIFAR10(ctx context.Context, dir string, opt FetchOptions) (string, er
 // survive an interruption under a name a later call can find, to resume it
 // with a Range request, whereas an atomicfile temporary is private to one
 // write and removed on failure. The end is the same: the file is synced
-// and renamed into place only when complete and checked.
+// and renamed into place only when complete and checked. A failure before
+// any byte arrived leaves no (empty) partial file.
 func download(ctx context.Context, opt FetchOptions, archive string) error {
+	err := downloadPart(ctx, opt, archive)
+	if err != nil {
+		if st, e := os.Stat(archive + ".part"); e == nil && st.Size() == 0 {
+			os.Remove(archive + ".part")
+		}
+	}
+	return err
+}
+
+func downloadPart(ctx context.Context, opt FetchOptions, archive string) error {
 	part := archive + ".part"
 	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -119,7 +130,11 @@ func download(ctx context.Context, opt FetchOptions, archive string) error {
 	}
 	resp, err := opt.Client.Do(req)
 	if err != nil {
-		return fmt.Errorf("fetch: %w", err)
+		if ctx.Err() != nil {
+			return fmt.Errorf("fetch: %w", err)
+		}
+		return fmt.Errorf("fetch: cannot download %s (no network?): %w; put %s, downloaded elsewhere, in %s and fetch again (it is checked and extracted), or give a mirror with -url",
+			opt.URL, err, filepath.Base(archive), filepath.Dir(archive))
 	}
 	defer resp.Body.Close()
 	total := int64(-1)

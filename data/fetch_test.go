@@ -8,6 +8,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -241,4 +242,24 @@ func TestFetchErrors(t *testing.T) {
 			t.Fatalf("error %v, want context.Canceled", err)
 		}
 	})
+}
+
+// TestFetchUnreachable: with no network (here a closed port), fetch says
+// what to do instead and leaves no empty partial file.
+func TestFetchUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String() + "/cifar-10-binary.tar.gz"
+	l.Close()
+	dir := t.TempDir()
+	_, err = FetchCIFAR10(context.Background(), dir, FetchOptions{URL: url})
+	if err == nil || !strings.Contains(err.Error(), "fetch: cannot download "+url+" (no network?)") ||
+		!strings.Contains(err.Error(), "put cifar-10-binary.tar.gz, downloaded elsewhere, in "+dir) {
+		t.Fatalf("error %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v", entries)
+	}
 }

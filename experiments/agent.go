@@ -46,11 +46,14 @@ func (b *banditAgent) Choose(ctx []float32, rng *rand.Rand) (Choice, error) {
 		return Choice{}, err
 	}
 	b.last, b.has = c, true
-	return Choice{Arm: c.Arm, Param: c.Param}, nil
+	return Choice{Arm: c.Arm, Param: c.Param, Prob: c.Prob}, nil
 }
 
+// UsesContext implements contextReader.
+func (b *banditAgent) UsesContext() bool { return b.a.UsesContext() }
+
 func (b *banditAgent) Update(ctx []float32, c Choice, violated bool) error {
-	if !b.has || b.last.Arm != c.Arm || b.last.Param != c.Param {
+	if !b.has || b.last.Arm != c.Arm || b.last.Param != c.Param || b.last.Prob != c.Prob {
 		return errors.New("agent: update for a choice the agent did not make last")
 	}
 	b.has = false

@@ -131,30 +131,56 @@ func (j *classJudgement) image() int     { return j.Image }
 func (j *classJudgement) id() int64      { return int64(j.Image) }
 func (j *classJudgement) followUps() int { return len(j.Preds) }
 
-// classJudge classifies an image and all its follow-ups in one batch.
+// classJudge classifies an image and all its follow-ups, in one batch
+// when they are small.
 type classJudge struct {
 	src   source
 	cls   classifier
 	batch []rgb.Image
 }
 
-func (c *classJudge) judge(_ context.Context, i int, vars []scenario.Variant, rel map[string]relation) (judgement, rgb.Image, error) {
+// sweepBatchPixels bounds the full-resolution pixels of one classifier call
+// of the sweep (source and follow-ups together, before the classifier
+// resizes them): 4 Mi pixels, 12 MB of RGB. A CIFAR-10 image and its 59
+// follow-ups (60 × 1,024 pixels) are one call; the follow-ups of larger
+// images are classified a few at a time, and those of an image over the
+// bound one at a time, so a worker holds at most the source and one
+// full-resolution follow-up of a large image. Classifying images in several
+// calls gives the same classes as in one (each image's logits are computed
+// on their own; see package nn).
+const sweepBatchPixels = 1 << 22
+
+func (c *classJudge) judge(ctx context.Context, i int, vars []scenario.Variant, rel map[string]relation) (judgement, rgb.Image, error) {
 	img, label, err := c.src.Image(i)
 	if err != nil {
 		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
 	}
-	c.batch = append(c.batch[:0], img)
-	for _, v := range vars {
-		c.batch = append(c.batch, rel[v.Key()].Apply(img))
+	per := max(1, sweepBatchPixels/max(1, img.W*img.H)) // images per call
+	preds := make([]int, 0, len(vars)+1)
+	defer func() { clear(c.batch) }() // let the images go
+	for k := -1; k < len(vars); {
+		if err := ctx.Err(); err != nil {
+			return nil, rgb.Image{}, err
+		}
+		clear(c.batch)
+		c.batch = c.batch[:0]
+		for ; k < len(vars) && len(c.batch) < per; k++ {
+			if k < 0 {
+				c.batch = append(c.batch, img)
+			} else {
+				c.batch = append(c.batch, rel[vars[k].Key()].Apply(img))
+			}
+		}
+		pred, err := c.cls.Classify(c.batch)
+		if err != nil {
+			return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
+		}
+		if len(pred) != len(c.batch) {
+			return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: classifier returned %d predictions for %d images", i, len(pred), len(c.batch))
+		}
+		preds = append(preds, pred...)
 	}
-	pred, err := c.cls.Classify(c.batch)
-	if err != nil {
-		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: %w", i, err)
-	}
-	if len(pred) != len(c.batch) {
-		return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: classifier returned %d predictions for %d images", i, len(pred), len(c.batch))
-	}
-	return &classJudgement{Image: i, Label: label, Pred: pred[0], Preds: pred[1:]}, img, nil
+	return &classJudgement{Image: i, Label: label, Pred: preds[0], Preds: preds[1:]}, img, nil
 }
 
 // onlineEnv answers the loop by running the classifier, as the paper
@@ -193,6 +219,9 @@ func (e *onlineEnv) load(i int) error {
 	e.setCurrent(i)
 	return nil
 }
+
+// Load implements Env: it reads the source image.
+func (e *onlineEnv) Load(_ context.Context, image int) error { return e.load(image) }
 
 // Context implements Env: the extractor's features of the source image.
 func (e *onlineEnv) Context(_ context.Context, image int) ([]float32, error) {

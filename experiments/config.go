@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
@@ -61,8 +62,22 @@ type Config struct {
 	// when it exists and saves it afterwards (the paper's "load existing
 	// or initialise new bandit", for continuous integration).
 	State string
+	// Tune, when it has seeds, is how amt tune chooses agents' options
+	// (see TuneConfig).
+	Tune TuneConfig
+	// Regression, when it names a model, makes the experiment a
+	// regression experiment: the SUT changes mid-stream (see
+	// RegressionConfig).
+	Regression RegressionConfig
+	// Logf, when set, receives device events: a model moving from a GPU
+	// to the CPU, ops running on the CPU (see nn.LoadOptions). It is not
+	// read from the file.
+	Logf func(format string, args ...any)
 
 	pos map[string]pos
+	// doc is the document parsed: what the results folder keeps as the
+	// snapshot config.yaml, and what their identity hashes.
+	doc []byte
 }
 
 // DataConfig is the data set of an experiment.
@@ -71,6 +86,8 @@ type DataConfig struct {
 	Path   string // resolved
 	Images string // COCO image folder (resolved), optional
 	Limit  int    // first Limit cases only (0 = all)
+	// MaxPixels is the image budget (data.Spec.MaxPixels); 0 for CIFAR-10.
+	MaxPixels int
 }
 
 // SUTConfig is the system under test.
@@ -81,6 +98,9 @@ type SUTConfig struct {
 	Mean, Std               [3]float64
 	// BatchSize caps the images per model run (0 = whole batches).
 	BatchSize int
+	// Device is where the model runs: cpu, cuda or cuda,cpu (see
+	// nn.LoadOptions).
+	Device string
 	// Detection holds the detector's post-processing and the verdict
 	// threshold (case_study detection only).
 	Detection DetectionConfig
@@ -107,6 +127,12 @@ type DetectionConfig struct {
 type FeaturesConfig struct {
 	Kind  string // model, phash or none
 	Model string // resolved path (kind model)
+	// Output names the model's tensor the features are read from (kind
+	// model; empty = its single graph output). A 4-D [N, C, H, W] tensor
+	// is averaged over H and W (global average pooling) to C features.
+	Output string
+	// Device is where the model runs (kind model): cpu, cuda or cuda,cpu.
+	Device string
 }
 
 // AgentSpec is one agent of an experiment: a bandit agent name, options,
@@ -182,7 +208,11 @@ const maxConfigSize = 1 << 20
 func LoadConfig(path, assetsDir string) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the ConfigError names the file
+		}
+		return nil, &ConfigError{File: path, Err: err}
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
@@ -229,5 +259,6 @@ func parseConfig(doc []byte, name, assetsDir string) (*Config, error) {
 	if err := p.mapping(root.Content[0], "", "", p.cfg); err != nil {
 		return nil, err
 	}
+	p.cfg.doc = append([]byte(nil), doc...)
 	return p.cfg, nil
 }

@@ -110,6 +110,8 @@ func TestConfigErrors(t *testing.T) {
 		{"iterations", "log_interval: 5", "log_interval: 5\niterations: 11", `iterations: 11 is more than passes × data.limit = 10`},
 		{"twice", "mode: replay\n", "mode: replay\nmode: online\n", `exp/test.yaml:4:1: mode: key given twice`},
 		{"not a mapping", "options:\n      hidden: 0", "options: 7", `exp/test.yaml:18:14: agents[1].options: want a mapping of option: value, got "7"`},
+		{"bad device", "  input_size: 224\n", "  input_size: 224\n  device: gpu\n", `exp/test.yaml:11:11: sut.device: "gpu" is not one of cpu, cuda, cuda,cpu`},
+		{"features device", "kind: none", "kind: none\n  device: cuda", `exp/test.yaml:13:11: features.device: only when features.kind is model`},
 	} {
 		doc := strings.Replace(baseConfig, tc.old, tc.new, 1)
 		if doc == baseConfig {
@@ -153,6 +155,42 @@ func TestPrepareChecksModel(t *testing.T) {
 	cancel()
 	if _, err = Prepare(ctx, cfg); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+// features.output takes any tensor of the feature model; a misspelt one
+// is an error at the key, with the closest name and the list of tensors
+// with their shapes, before any work.
+func TestPrepareFeaturesOutput(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	doc := strings.NewReplacer("path: cifar10/x.bin", "path: cifar10/test_batch_first1017.bin",
+		"models/m.onnx", "models/cifar10_squeezenet1_1.onnx",
+		"kind: none", "kind: model\n  model: models/cifar10_resnet56.onnx\n  output: /GlobalAveragePool_output").Replace(baseConfig)
+	cfg, err := parseConfig([]byte(doc), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prepare(context.Background(), cfg)
+	for _, want := range []string{`exp/test.yaml:14:11: features.output: cifar10_resnet56.onnx computes no tensor "/GlobalAveragePool_output"; did you mean "/GlobalAveragePool_output_0"?`,
+		"/GlobalAveragePool_output_0 [-1 64 1 1], /Flatten_output_0 [-1 64], logits [-1 10]"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v\nwant it to contain %s", err, want)
+		}
+	}
+	cfg.Features.Output = "/GlobalAveragePool_output_0"
+	e, err := Prepare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := e.newExt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ext.Dim() != 64 {
+		t.Errorf("features of ResNet-56's global pool: Dim %d, want 64", ext.Dim())
+	}
+	if m := e.meta(); m.Features.Output != cfg.Features.Output {
+		t.Errorf("run.json features %+v", m.Features)
 	}
 }
 
@@ -299,6 +337,38 @@ func TestConfigReferenceExamples(t *testing.T) {
 		}
 		if _, err := parseConfig([]byte(doc), "exp/test.yaml", assets); err != nil {
 			t.Errorf("example:\n%s: %v", b, err)
+		}
+	}
+}
+
+// TestConfigDevice reads sut.device and features.device: cpu by default,
+// else the value given.
+func TestConfigDevice(t *testing.T) {
+	assets := fakeAssets(t)
+	cfg, err := parseConfig([]byte(baseConfig), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SUT.Device != "cpu" {
+		t.Errorf("default sut.device %q, want cpu", cfg.SUT.Device)
+	}
+	doc := strings.Replace(baseConfig, "  input_size: 224\n", "  input_size: 224\n  device: cuda,cpu\n", 1)
+	doc = strings.Replace(doc, "kind: none", "kind: model\n  model: models/f.onnx\n  device: cuda", 1)
+	if cfg, err = parseConfig([]byte(doc), "exp/test.yaml", assets); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SUT.Device != "cuda,cpu" || cfg.Features.Device != "cuda" {
+		t.Errorf("devices %q, %q, want cuda,cpu, cuda", cfg.SUT.Device, cfg.Features.Device)
+	}
+	// Strict errors: an unknown device, and features.device without a
+	// feature model.
+	for _, c := range []struct{ from, to, want string }{
+		{"  input_size: 224\n", "  input_size: 224\n  device: cud\n", `sut.device: "cud" is not one of cpu, cuda, cuda,cpu; did you mean "cuda"?`},
+		{"kind: none", "kind: none\n  device: cuda", "features.device: only when features.kind is model"},
+	} {
+		_, err := parseConfig([]byte(strings.Replace(baseConfig, c.from, c.to, 1)), "exp/test.yaml", assets)
+		if err == nil || !strings.HasPrefix(err.Error(), "exp/test.yaml:") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want exp/test.yaml:LINE:COL: %s", err, c.want)
 		}
 	}
 }

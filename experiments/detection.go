@@ -299,6 +299,9 @@ func (e *detectionEnv) load(i int) error {
 	return nil
 }
 
+// Load implements Env: it reads the source image and its ground truth.
+func (e *detectionEnv) Load(_ context.Context, image int) error { return e.load(image) }
+
 // Context implements Env: the extractor's features of the source image.
 func (e *detectionEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if err := e.load(image); err != nil {

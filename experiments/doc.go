@@ -100,6 +100,20 @@
 // table.jsonl. A limited sweep (data.limit) reads and extends the cache of
 // the whole data set.
 //
+// # Shards
+//
+// A sweep, and an experiment's agent runs, split into shards that run as
+// separate processes, on one machine or the nodes of a cluster sharing the
+// cache folder (shard.go, runshard.go; amt sweep and amt run -shard K/N,
+// amt slurm, deploy/kubernetes). Shard K of N owns the images (or seed
+// positions) i with i mod N = K; it writes only its own checkpoint files
+// and, when done, its shard file, whose header records the table's
+// meta.json and the split. MergeSweep and MergeRuns assemble the shard
+// files of one split, computing nothing, into what a single process makes,
+// byte for byte; a missing shard is named (*MissingShardsError), a shard
+// file of other settings or of another split refused. A finished shard is
+// never recomputed, an interrupted one resumes from its checkpoints.
+//
 // Experiment.Sweep also writes the configured scenario's rows as
 // results/<experiment>/sweep.csv (the exhaustive baseline), and amt sweep
 // exports the table (-csv) and the features as raw float32 [images, dim]

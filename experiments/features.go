@@ -1,7 +1,13 @@
 package experiments
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
 	"github.com/amt-dev/amt/features"
+	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -21,20 +27,36 @@ func (constExtractor) Extract(imgs []rgb.Image) ([][]float32, error) {
 }
 
 // newExtractorFactory returns a constructor of the configured feature
-// extractor (one per goroutine); it builds one right away so that a bad
-// model fails before any long work.
-func newExtractorFactory(cfg *Config) (func() (extractor, error), error) {
+// extractor (one per goroutine) and its device's part of the cache key
+// (see deviceKey); it builds one right away so that a bad model fails
+// before any long work.
+func newExtractorFactory(cfg *Config) (func() (extractor, error), string, error) {
 	switch cfg.Features.Kind {
 	case "none":
-		return func() (extractor, error) { return constExtractor{}, nil }, nil
+		return func() (extractor, error) { return constExtractor{}, nil }, "", nil
 	case "phash":
-		return func() (extractor, error) { return features.PHash{}, nil }, nil
+		return func() (extractor, error) { return features.PHash{}, nil }, "", nil
 	case "model":
-		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{})
-		if err != nil {
-			return nil, cfg.errAt("features.model", "%w", err)
+		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{Output: cfg.Features.Output, Load: nn.LoadOptions{Device: cfg.Features.Device, Logf: cfg.Logf}})
+		var unknown *nn.UnknownTensorError
+		if errors.As(err, &unknown) {
+			names := make([]string, len(unknown.Tensors))
+			list := make([]string, len(unknown.Tensors))
+			for i, t := range unknown.Tensors {
+				names[i] = t.Name
+				list[i] = fmt.Sprintf("%s %v", t.Name, t.Shape)
+			}
+			return nil, "", cfg.errAt("features.output", "%s computes no tensor %q%s; its %d tensors (name [shape], -1 = any batch): %s",
+				filepath.Base(cfg.Features.Model), unknown.Name, didYouMean(unknown.Name, names), len(list), strings.Join(list, ", "))
 		}
-		return func() (extractor, error) { return m.Clone(), nil }, nil
+		if err != nil {
+			key := "features.model"
+			if cfg.Features.Output != "" {
+				key = "features.output"
+			}
+			return nil, "", cfg.errAt(key, "%w", err)
+		}
+		return func() (extractor, error) { return m.Clone(), nil }, deviceKey(m), nil
 	}
-	return nil, cfg.errAt("features.kind", "unknown kind %q", cfg.Features.Kind)
+	return nil, "", cfg.errAt("features.kind", "unknown kind %q", cfg.Features.Kind)
 }

@@ -26,9 +26,28 @@ type Agent interface {
 }
 
 // Choice is an agent's decision: main arm and parameter index (-1 when the
-// arm has no grid).
+// arm has no grid), and Prob, the probability with which the agent drew
+// this arm and parameter together (the product of the main and the
+// parameter bandit's probabilities; 0 when the agent does not say).
 type Choice struct {
 	Arm, Param int
+	Prob       float64
+}
+
+// A contextReader is an Agent that says whether its choices depend on the
+// context (bandit agents do: random and ucb1 do not). The loop computes
+// features only for agents that read them — the original's RandomAgent
+// never extracted any, and its iteration timer did not see them — and
+// hands the others a zero vector of the right length. Agents that do not
+// implement it read the context.
+type contextReader interface {
+	UsesContext() bool
+}
+
+// usesContext reports whether a reads the context.
+func usesContext(a Agent) bool {
+	r, ok := a.(contextReader)
+	return !ok || r.UsesContext()
 }
 
 // An Env answers the loop's two questions about a source case: its
@@ -41,6 +60,11 @@ type Env interface {
 	Len() int
 	// Dim is the length of the context vectors.
 	Dim() int
+	// Load makes a case the current source case: an online Env reads and
+	// decodes its image. The loop calls it before the timed part of an
+	// iteration, as the original loaded the image in env.reset(), outside
+	// the timer of act + step + update.
+	Load(ctx context.Context, image int) error
 	// Context returns the context features of a case.
 	Context(ctx context.Context, image int) ([]float32, error)
 	// Evaluate returns the verdict of follow-up v of a case.
@@ -60,6 +84,14 @@ type Step struct {
 	Image     int
 	Choice    Choice
 	Violated  bool
+	// Variant is the follow-up's key ("rotation:-30"), Cost the
+	// scenario's main cost of its verdict (scenario.Scenario.MainCost).
+	Variant string
+	Cost    float64
+	// Context is the case's context, set only with loopOptions.Contexts
+	// (for agents that do not read it, it is computed after the iteration,
+	// outside its timer).
+	Context []float32
 }
 
 // loopOptions configures one run of the loop.
@@ -76,6 +108,8 @@ type loopOptions struct {
 	LogInterval int
 	// Trace, when set, is called after every iteration.
 	Trace func(Step)
+	// Contexts puts every iteration's context into its Step.
+	Contexts bool
 }
 
 // runResult is the outcome of one run: its final counts, its progress log
@@ -143,23 +177,36 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		}
 	}
 	var totalReward float64
-	var decision, iteration time.Duration
+	// The times of the phases of an iteration, summed. What the original
+	// timed as one iteration is act (features, for agents that read them,
+	// and the choice) + step (transform and SUT) + update; loading the
+	// image is timed apart.
+	var load, features, choose, evaluate, update time.Duration
+	readsContext := usesContext(agent)
+	blank := make([]float32, env.Dim())
 	for it := 0; it < iters; it++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
 		img := order[it]
 		t0 := time.Now()
-		cv, err := env.Context(ctx, img)
-		if err != nil {
-			return res, fmt.Errorf("loop: iteration %d, image %d: context: %w", it+1, img, err)
+		if err := env.Load(ctx, img); err != nil {
+			return res, fmt.Errorf("loop: iteration %d, image %d: %w", it+1, img, err)
 		}
 		t1 := time.Now()
+		cv := blank
+		if readsContext {
+			var err error
+			if cv, err = env.Context(ctx, img); err != nil {
+				return res, fmt.Errorf("loop: iteration %d, image %d: context: %w", it+1, img, err)
+			}
+		}
+		t2 := time.Now()
 		ch, err := agent.Choose(cv, rng)
 		if err != nil {
 			return res, fmt.Errorf("loop: iteration %d, image %d: choose: %w", it+1, img, err)
 		}
-		t2 := time.Now()
+		t3 := time.Now()
 		v, err := sc.Variant(ch.Arm, ch.Param)
 		if err != nil {
 			return res, fmt.Errorf("loop: iteration %d: agent's choice: %w", it+1, err)
@@ -168,13 +215,16 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		if err != nil {
 			return res, fmt.Errorf("loop: iteration %d, image %d, %s: %w", it+1, img, v.Key(), err)
 		}
-		t3 := time.Now()
+		t4 := time.Now()
 		if err := agent.Update(cv, ch, out.Violated); err != nil {
 			return res, fmt.Errorf("loop: iteration %d, image %d: update: %w", it+1, img, err)
 		}
-		t4 := time.Now()
-		decision += t2.Sub(t1) + t4.Sub(t3)
-		iteration += t4.Sub(t0)
+		t5 := time.Now()
+		load += t1.Sub(t0)
+		features += t2.Sub(t1)
+		choose += t3.Sub(t2)
+		evaluate += t4.Sub(t3)
+		update += t5.Sub(t4)
 
 		arm := sc.Arms[v.Arm]
 		viol := 0
@@ -191,7 +241,16 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		run.OriginalScore += out.OriginalScore
 		run.ModifiedScore += out.ModifiedScore
 		if opt.Trace != nil {
-			opt.Trace(Step{Iteration: it + 1, Image: img, Choice: ch, Violated: out.Violated})
+			st := Step{Iteration: it + 1, Image: img, Choice: ch, Violated: out.Violated, Variant: v.Key(), Cost: sc.MainCost(v.Arm, out.Violated)}
+			if opt.Contexts {
+				st.Context = cv
+				if !readsContext {
+					if st.Context, err = env.Context(ctx, img); err != nil {
+						return res, fmt.Errorf("loop: iteration %d, image %d: context: %w", it+1, img, err)
+					}
+				}
+			}
+			opt.Trace(st)
 		}
 		if (it+1)%interval == 0 || it+1 == iters {
 			res.Log = append(res.Log, logLine(opt.AgentName, sc.Name, run, totalReward))
@@ -199,9 +258,16 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 	}
 	res.Run = run
 	n := float64(run.Iterations)
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / n }
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 / n }
 	res.Time = record.RunTiming{
-		MeanDecisionUS:  float64(decision.Microseconds()) / n,
-		MeanIterationMS: float64(iteration.Microseconds()) / 1000 / n,
+		MeanDecisionUS:  us(choose + update),
+		MeanIterationMS: ms(features + choose + evaluate + update),
+		MeanLoadMS:      ms(load),
+		MeanFeaturesMS:  ms(features),
+		MeanChooseUS:    us(choose),
+		MeanEvaluateMS:  ms(evaluate),
+		MeanUpdateUS:    us(update),
 	}
 	return res, nil
 }

@@ -11,11 +11,14 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -248,35 +251,156 @@ func TestRunSeedsDeterministic(t *testing.T) {
 	if len(lines) != 6 || lines[5].Iteration != 40 || lines[5].Violations != s.Runs[1].Violations || lines[0].Iteration != 7 {
 		t.Errorf("log %+v", lines)
 	}
-	// Timing on: the times appear in the summary.
+	// Timing on: the times appear in the summary, and they are the
+	// measured ones of timing.json.
 	d3 := t.TempDir()
 	s3, err := runSeedsFake(t, context.Background(), d3, true, []uint64{1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(d3, "summary.json"))
-	if s3.MeanDecisionUS < 0 || !bytes.Contains(b, []byte("mean_iteration_ms")) && s3.Runs[0].MeanIterationMS > 0 {
-		t.Errorf("timing summary %s", b)
+	tf, err := record.ReadTiming(filepath.Join(d3, "timing.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(d1, "timing.json")); err != nil {
-		t.Error(err)
+	if !bytes.Contains(b, []byte(`"mean_iteration_ms"`)) || !bytes.Contains(b, []byte(`"mean_decision_us"`)) ||
+		len(tf.Runs) != 1 || s3.Runs[0].MeanIterationMS <= 0 || s3.Runs[0].MeanIterationMS != tf.Runs[0].MeanIterationMS ||
+		s3.MeanDecisionUS <= 0 || s3.MeanDecisionUS != tf.MeanDecisionUS {
+		t.Errorf("timing on: summary %s, timing.json %+v", b, tf)
+	}
+	// Timing off: timing.json still has the measured times.
+	tf, err = record.ReadTiming(filepath.Join(d1, "timing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tf.Runs) != 3 || tf.Runs[0].MeanIterationMS <= 0 || tf.MeanDecisionUS <= 0 {
+		t.Errorf("timing off: timing.json %+v", tf)
 	}
 }
 
-// A cancelled run keeps the logs of completed seeds and writes no summary.
+// slowSource, slowExtractor and slowClassifier wait before answering, so
+// that each phase of an iteration takes at least a known time.
+type slowSource struct {
+	source
+	d time.Duration
+}
+
+func (s slowSource) Image(i int) (rgb.Image, int, error) {
+	time.Sleep(s.d)
+	return s.source.Image(i)
+}
+
+type slowExtractor struct {
+	extractor
+	d     time.Duration
+	calls *atomic.Int64
+}
+
+func (s slowExtractor) Extract(imgs []rgb.Image) ([][]float32, error) {
+	s.calls.Add(1)
+	time.Sleep(s.d)
+	return s.extractor.Extract(imgs)
+}
+
+type slowClassifier struct {
+	classifier
+	d time.Duration
+}
+
+func (s slowClassifier) Classify(imgs []rgb.Image) ([]int, error) {
+	time.Sleep(s.d)
+	return s.classifier.Classify(imgs)
+}
+
+// contextFreeAgent is fakeAgent declaring that it ignores the context.
+type contextFreeAgent struct{ *fakeAgent }
+
+func (contextFreeAgent) UsesContext() bool { return false }
+
+// The loop times what the original timed as an iteration — the context
+// features (only for agents that read them), the choice, the evaluation
+// and the update — and times loading the image apart; an agent that does
+// not read the context gets no features computed (and the same choices).
+// Only lower bounds are checked (a sleep takes at least its time).
+func TestLoopTiming(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	const load, feat, eval = 6 * time.Millisecond, 4 * time.Millisecond, 2 * time.Millisecond
+	run := func(a Agent) (runResult, int64) {
+		var calls atomic.Int64
+		env, err := newOnlineEnv(slowSource{newFakeSource(10), load}, slowExtractor{fakeExtractor{}, feat, &calls},
+			slowClassifier{fakeClassifier{}, eval}, fakeRelations(sc), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := runLoop(context.Background(), env, sc, a, loopOptions{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, calls.Load()
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	check := func(name string, tm record.RunTiming, features bool) {
+		t.Helper()
+		sum := tm.MeanFeaturesMS + tm.MeanChooseUS/1000 + tm.MeanEvaluateMS + tm.MeanUpdateUS/1000
+		if math.Abs(tm.MeanIterationMS-sum) > 1e-9*sum {
+			t.Errorf("%s: iteration %v ms is not features + choose + evaluate + update = %v ms", name, tm.MeanIterationMS, sum)
+		}
+		if math.Abs(tm.MeanDecisionUS-(tm.MeanChooseUS+tm.MeanUpdateUS)) > 1e-9*tm.MeanDecisionUS {
+			t.Errorf("%s: decision %v µs is not choose + update", name, tm.MeanDecisionUS)
+		}
+		if tm.MeanLoadMS < ms(load) || tm.MeanEvaluateMS < ms(eval) || tm.MeanChooseUS <= 0 || tm.MeanUpdateUS <= 0 {
+			t.Errorf("%s: phases not timed: %+v", name, tm)
+		}
+		if features && tm.MeanFeaturesMS < ms(feat) || !features && tm.MeanFeaturesMS > ms(feat)/2 {
+			t.Errorf("%s: features %v ms", name, tm.MeanFeaturesMS)
+		}
+	}
+	reads, n1 := run(newFakeAgent(sc))
+	check("agent reading the context", reads.Time, true)
+	if n1 != 10 {
+		t.Errorf("agent reading the context: %d feature extractions for 10 images", n1)
+	}
+	ignores, n2 := run(contextFreeAgent{newFakeAgent(sc)})
+	check("context-free agent", ignores.Time, false)
+	if n2 != 0 {
+		t.Errorf("context-free agent: %d feature extractions, want none", n2)
+	}
+}
+
+// A cancelled run writes nothing into the agent's folder: a folder of an
+// earlier run stays as it was (its files still belong together) and no
+// temporary folder is left beside it; the error says what happened.
 func TestRunSeedsCancel(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
+	root := t.TempDir()
+	dir := filepath.Join(root, "fake")
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
 	env, _ := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
-	_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
+	run := func(ctx context.Context, seeds []uint64, onSeed func(uint64)) error {
+		_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
+			onSeed(seed)
+			return newFakeAgent(sc), nil
+		}, dir, SeedsOptions{Agent: "fake", Seeds: seeds})
+		return err
+	}
+	if err := run(context.Background(), []uint64{1, 2}, func(uint64) {}); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, n := range []string{"seed-1.jsonl", "seed-2.jsonl", "summary.json", "timing.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[n] = b
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	err := run(ctx, []uint64{1, 2, 3}, func(seed uint64) {
 		if seed == 2 {
 			cancel()
 		}
-		return newFakeAgent(sc), nil
-	}, dir, SeedsOptions{Agent: "fake", Seeds: []uint64{1, 2, 3}})
-	if !errors.Is(err, context.Canceled) {
+	})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "agent fake interrupted in seed 2, after 1 of 3 seeds") {
 		t.Fatalf("err = %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -284,8 +408,16 @@ func TestRunSeedsCancel(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !slices.Equal(names, []string{"seed-1.jsonl"}) {
+	if !slices.Equal(names, []string{"seed-1.jsonl", "seed-2.jsonl", "summary.json", "timing.json"}) {
 		t.Fatalf("files after cancel: %v", names)
+	}
+	for n, b := range before {
+		if now, _ := os.ReadFile(filepath.Join(dir, n)); !bytes.Equal(now, b) {
+			t.Errorf("%s changed by the cancelled run", n)
+		}
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 1 {
+		t.Errorf("left beside the folder: %v", entries)
 	}
 }
 

@@ -4,14 +4,21 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/scenario"
@@ -22,6 +29,10 @@ import (
 // relation is built. Prepare does all of that before any long work starts.
 type Experiment struct {
 	Config *Config
+	// LogDecisions makes Run write every run's decisions, with contexts,
+	// propensities and costs, to <agent>/decisions-seed-<n>.jsonl (the
+	// log format of amt ope).
+	LogDecisions bool
 
 	study caseStudy
 	src   source // the (limited) data set's images
@@ -34,10 +45,18 @@ type Experiment struct {
 	sweepVariants []scenario.Variant
 	relations     map[string]relation
 	newExt        func() (extractor, error)
+	budget        *imageBudget // the sweep's pixels in flight
 	verdictKey    any
 	featureKey    any
 	// sha256 of the SUT model, the data and the feature model ("" without one)
 	modelHash, dataHash, featHash string
+	// after is the experiment with the SUT after the change of a
+	// regression experiment (nil otherwise); afterTable its table, once
+	// swept.
+	after      *Experiment
+	afterTable *Table
+	// id is the identity of the experiment's results (record.Identity).
+	id record.Identity
 }
 
 // Prepare opens the data set, loads the model and the feature extractor,
@@ -46,8 +65,28 @@ type Experiment struct {
 // problem surfaces before a sweep or run starts. It stops with ctx.Err()
 // when ctx is cancelled while it hashes.
 func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
+	e, err := prepare(ctx, cfg, "sut")
+	if err != nil || !cfg.Regressing() {
+		return e, err
+	}
+	// A regression experiment: the same experiment with the SUT after the
+	// change, whose own sweep is cached under its own model's hash.
+	after := *cfg
+	after.SUT, after.Regression = cfg.Regression.SUT, RegressionConfig{}
+	if e.after, err = prepare(ctx, &after, "regression.sut"); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// prepare is Prepare for one SUT, whose configuration key (for errors) is
+// sutKey.
+func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, error) {
 	e := &Experiment{Config: cfg}
-	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images})
+	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images, MaxPixels: int64(cfg.Data.MaxPixels)})
+	if tl := (*data.TooLargeError)(nil); errors.As(err, &tl) {
+		return nil, cfg.errAt("data.max_pixels", "%w (raise data.max_pixels, or -max-pixels, to allow them; see the README on memory)", err)
+	}
 	if err != nil {
 		return nil, cfg.errAt("data.path", "%w", err)
 	}
@@ -58,13 +97,20 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 		}
 		n = cfg.Data.Limit
 	}
+	if sz, ok := src.(data.Sizer); ok {
+		budget := int64(cfg.Data.MaxPixels)
+		if budget <= 0 {
+			budget = data.DefaultMaxPixels
+		}
+		e.budget = newImageBudget(budget, sz.Size)
+	}
 	e.full = data.Images{Source: src}
 	e.src = limited{source: e.full, n: n}
 	if cfg.Iterations > cfg.Passes*n {
 		return nil, cfg.errAt("iterations", "%d is more than passes × images = %d × %d", cfg.Iterations, cfg.Passes, n)
 	}
 
-	model, err := loadChecked(cfg, "sut", cfg.SUT.Model, cfg.SUT.InputWidth, cfg.SUT.InputHeight)
+	model, err := loadChecked(cfg, sutKey, cfg.SUT.Model, cfg.SUT.Device, cfg.SUT.InputWidth, cfg.SUT.InputHeight)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +121,8 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 	if e.study, err = newStudy(cfg, model, src); err != nil {
 		return nil, err
 	}
-	if e.newExt, err = newExtractorFactory(cfg); err != nil {
+	var featDevice string
+	if e.newExt, featDevice, err = newExtractorFactory(cfg); err != nil {
 		return nil, err
 	}
 
@@ -103,7 +150,7 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 	if e.modelHash, err = fileHash(ctx, cfg.SUT.Model); err != nil {
 		return nil, err
 	}
-	if e.dataHash, err = pathHash(ctx, cfg.Data.Path); err != nil {
+	if e.dataHash, err = dataHash(ctx, cfg.Data.Path, src); err != nil {
 		return nil, err
 	}
 	if cfg.Features.Model != "" {
@@ -115,18 +162,57 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 	for _, v := range e.sweepVariants {
 		keys = append(keys, v.Key())
 	}
+	// A model on a GPU rounds differently from the CPU in the last bits,
+	// which may flip a near tie: its tables are cached apart. (On the CPU
+	// the keys are what they were before GPUs.)
 	e.verdictKey = e.study.cacheKey(e.modelHash, e.dataHash, cfg.Data.Format, keys)
+	if d := deviceKey(model); d != "" {
+		e.verdictKey = struct {
+			Key    any
+			Device string
+		}{e.verdictKey, d}
+	}
 	e.featureKey = struct {
 		Version            int
 		Data, Format, Kind string
 		Model              string
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash}
+		// Output is the feature model's tensor (features.output); empty
+		// for the graph output, which leaves the keys of caches made
+		// before the setting existed unchanged.
+		Output string `json:",omitempty"`
+		Device string `json:",omitempty"`
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash, cfg.Features.Output, featDevice}
+	// The results' identity: the configuration's bytes and the names of
+	// the sweep's two cache tables (which cover every input file's content).
+	vdir, err := cacheDir("", "verdicts", e.verdictKey)
+	if err != nil {
+		return nil, err
+	}
+	fdir, err := cacheDir("", "features", e.featureKey)
+	if err != nil {
+		return nil, err
+	}
+	e.id = record.Identity{ConfigSHA256: record.SHA256(cfg.doc), SweepKey: vdir + " " + fdir}
 	return e, nil
 }
 
-// loadChecked loads an ONNX model whose first input must be [N, 3, h, w].
-func loadChecked(cfg *Config, key, path string, w, h int) (*nn.Model, error) {
-	m, err := nn.Load(path)
+// Images returns the number of images the experiment uses (data.limit
+// applied).
+func (e *Experiment) Images() int { return e.src.Len() }
+
+// deviceKey is the device part of a cache key: "" on the CPU, "cuda" on a
+// GPU.
+func deviceKey(m interface{ Device() string }) string {
+	if m.Device() == "cpu" {
+		return ""
+	}
+	return "cuda"
+}
+
+// loadChecked loads an ONNX model whose first input must be [N, 3, h, w]
+// on a device.
+func loadChecked(cfg *Config, key, path, device string, w, h int) (*nn.Model, error) {
+	m, err := nn.LoadWith(path, nn.LoadOptions{Device: device, Logf: cfg.Logf})
 	if err != nil {
 		return nil, cfg.errAt(key+".model", "%w", err)
 	}
@@ -147,7 +233,7 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 	return sweepConfig{
 		study: e.study, source: e.full, limit: e.src.Len(), variants: e.sweepVariants, relations: e.relations,
 		newExtractor: e.newExt, cacheDir: e.Config.Cache, verdictKey: e.verdictKey, featureKey: e.featureKey,
-		workers: e.Config.Workers, progress: progress,
+		workers: e.Config.Workers, budget: e.budget, progress: progress,
 	}
 }
 
@@ -155,28 +241,103 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 // table and writes the configured scenario's rows to Output/sweep.csv.
 // progress (may be nil) gets the stage "sweep <name>".
 func (e *Experiment) Sweep(ctx context.Context, progress ProgressFunc) (*Table, error) {
+	return e.sweep(ctx, progress, false)
+}
+
+// MergeSweep assembles the experiment's table from the shard files that
+// SweepShard wrote (or a consolidated table), computing nothing, and
+// writes Output/sweep.csv as Sweep does; the table is byte for byte the
+// one a single-process sweep makes. When shards are missing it fails with
+// a *MissingShardsError that names them.
+func (e *Experiment) MergeSweep(ctx context.Context) (*Table, error) {
+	return e.sweep(ctx, nil, true)
+}
+
+// SweepShard computes shard sh of the experiment's sweep into the cache
+// (see Shard): the shards of a split may run at the same time on machines
+// that share the cache folder, and a finished shard is never recomputed.
+// It writes no result file; MergeSweep assembles the table. progress (may
+// be nil) gets the stage "sweep <name> shard K/N" and counts the shard's
+// images.
+func (e *Experiment) SweepShard(ctx context.Context, sh Shard, progress ProgressFunc) (ShardStats, error) {
+	if !sh.sharded() {
+		return ShardStats{}, errors.New("sweep: SweepShard needs a shard")
+	}
 	var pf func(done, total int)
 	if progress != nil {
-		stage := "sweep " + e.Config.Name
+		stage := Stage{Name: "sweep " + e.Config.Name + " shard " + sh.String(), Unit: "image", Resumed: "cached"}
 		pf = func(done, total int) { progress(stage, done, total) }
 	}
-	t, err := sweep(ctx, e.sweepSetup(pf))
+	return sweepShard(ctx, e.sweepSetup(pf), sh)
+}
+
+// sweep is Sweep, or with mergeOnly MergeSweep.
+func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly bool) (*Table, error) {
+	var pf func(done, total int)
+	if progress != nil {
+		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "image", Resumed: "cached"}
+		pf = func(done, total int) { progress(stage, done, total) }
+	}
+	setup := e.sweepSetup(pf)
+	setup.mergeOnly = mergeOnly
+	t, err := sweep(ctx, setup)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.writeMeta(); err != nil {
+	csv := filepath.Join(e.Config.Output, record.VerdictsFile)
+	if err := t.WriteCSV(csv, e.Config.Scenario.Variants()); err != nil {
 		return nil, err
 	}
-	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsFile), e.Config.Scenario.Variants()); err != nil {
+	sum, err := record.FileSHA256(csv)
+	if err != nil {
 		return nil, err
+	}
+	if err := e.writeRunFiles(sum); err != nil {
+		return nil, err
+	}
+	if e.after != nil {
+		if _, err := e.sweepAfter(ctx, progress); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
+}
+
+// sweepAfter computes (or loads) the table of a regression experiment's
+// SUT after the change and writes its scenario's rows to
+// Output/sweep-after.csv.
+func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Table, error) {
+	var pf func(done, total int)
+	if progress != nil {
+		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "image", Resumed: "cached"}
+		pf = func(done, total int) { progress(stage, done, total) }
+	}
+	t, err := sweep(ctx, e.after.sweepSetup(pf))
+	if err != nil {
+		return nil, err
+	}
+	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsAfterFile), e.Config.Scenario.Variants()); err != nil {
+		return nil, err
+	}
+	e.afterTable = t
+	return t, nil
+}
+
+// replayEnv returns the replay environment of the table's rows of the
+// scenario.
+func (t *Table) replayEnv(sc scenario.Scenario) (Env, error) {
+	rows, err := t.Verdicts(sc.Variants())
+	if err != nil {
+		return nil, err
+	}
+	return NewReplayEnv(rows, t.Features, t.Dim, sc)
 }
 
 // meta returns the experiment's run metadata (run.json).
 func (e *Experiment) meta() record.Meta {
 	cfg := e.Config
 	m := record.Meta{
+		Identity:   e.id,
 		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
 		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
 		Features: record.FeaturesMeta{Kind: cfg.Features.Kind},
@@ -186,20 +347,112 @@ func (e *Experiment) meta() record.Meta {
 		Version: record.Version(),
 	}
 	if m.Iterations == 0 {
-		m.Iterations = cfg.Passes * e.src.Len()
+		m.Iterations = (cfg.Passes + cfg.Regression.Passes) * e.src.Len()
 	}
 	if cfg.Features.Model != "" {
 		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
+		m.Features.Output = cfg.Features.Output
 	}
 	for _, a := range cfg.Agents {
-		m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+		if !cfg.Regressing() {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+			continue
+		}
+		for _, state := range []string{record.Carried, record.Fresh} {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: regressionID(a.ID, state), Name: a.Name, Options: a.Options})
+		}
 	}
 	return m
 }
 
-// writeMeta writes the experiment's run.json into its results folder.
-func (e *Experiment) writeMeta() error {
-	return record.WriteMeta(filepath.Join(e.Config.Output, record.MetaFile), e.meta())
+// writeRunFiles writes the configuration's snapshot config.yaml and
+// run.json into the results folder; verdictsSHA256 is the sha256 of the
+// folder's sweep.csv, "" for none.
+func (e *Experiment) writeRunFiles(verdictsSHA256 string) error {
+	out := e.Config.Output
+	if err := record.WriteFileAtomic(filepath.Join(out, record.ConfigFile), e.Config.doc); err != nil {
+		return err
+	}
+	m := e.meta()
+	m.VerdictsSHA256 = verdictsSHA256
+	return record.WriteMeta(filepath.Join(out, record.MetaFile), m)
+}
+
+// keepVerdicts returns the sha256 of the results folder's sweep.csv when it
+// belongs to this experiment (an earlier amt sweep of the same
+// configuration wrote it, as run.json says), so that an online run keeps
+// it; otherwise it removes a stale sweep.csv and returns "".
+func (e *Experiment) keepVerdicts() (string, error) {
+	out := e.Config.Output
+	csv := filepath.Join(out, record.VerdictsFile)
+	if _, err := os.Stat(csv); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if m, err := record.ReadMeta(filepath.Join(out, record.MetaFile)); err == nil && m.Identity == e.id && m.VerdictsSHA256 != "" {
+		if sum, err := record.FileSHA256(csv); err == nil && sum == m.VerdictsSHA256 {
+			return sum, nil
+		}
+	}
+	if err := os.Remove(csv); err != nil {
+		return "", fmt.Errorf("removing the stale %s: %w", csv, err)
+	}
+	return "", nil
+}
+
+// removeStaleFiles removes a tune.json left by an earlier amt tune, and
+// the files of an earlier regression experiment unless this is one: they
+// would describe other runs.
+func (e *Experiment) removeStaleFiles() error {
+	stale := []string{record.TuneFile}
+	if !e.Config.Regressing() {
+		stale = append(stale, record.RegressionFile, record.VerdictsAfterFile)
+	}
+	for _, f := range stale {
+		if err := os.Remove(filepath.Join(e.Config.Output, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeStaleAgents deletes the agent folders of the results folder that
+// no agent of the configuration writes (an agent removed or renamed since
+// an earlier run into the same folder), so that they are not read as
+// results of this run. Only folders holding nothing but result files
+// (summary.json, timing.json, seed-<n>.jsonl) are removed, each with a
+// line to log; any other folder is left, and amt plot names it.
+func (e *Experiment) removeStaleAgents(log io.Writer) error {
+	out := e.Config.Output
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("results folder: %w", err)
+	}
+	agents := map[string]bool{record.FiguresDir: true, record.TablesDir: true}
+	for _, a := range e.Config.Agents {
+		agents[a.ID] = true
+	}
+	for _, en := range entries {
+		if !en.IsDir() || agents[en.Name()] || strings.HasPrefix(en.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(out, en.Name())
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("results folder: %w", err)
+		}
+		results := len(files) > 0
+		for _, f := range files {
+			results = results && f.Type().IsRegular() && record.IsAgentFile(f.Name())
+		}
+		if !results {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("removing the stale agent folder %s: %w", dir, err)
+		}
+		fmt.Fprintf(log, "%s: removed %s, an earlier run's: no agent of the configuration writes it\n", e.Config.Name, dir)
+	}
+	return nil
 }
 
 // Run runs every agent of the experiment over every seed (online or
@@ -210,76 +463,131 @@ func (e *Experiment) writeMeta() error {
 // each agent's (stage "<agent id>": iterations over all seeds).
 func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFunc) error {
 	cfg := e.Config
-	sc := cfg.Scenario
-	var env Env
-	switch cfg.Mode {
-	case "replay":
-		t, err := e.Sweep(ctx, progress)
-		if err != nil {
-			return err
-		}
-		rows, err := t.Verdicts(sc.Variants())
-		if err != nil {
-			return err
-		}
-		if env, err = NewReplayEnv(rows, t.Features, t.Dim, sc); err != nil {
-			return err
-		}
-	case "online":
-		var err error
-		if env, err = e.study.newEnv(e.src.Len(), e.newExt, e.relations, sc); err != nil {
-			return err
-		}
-	default:
-		return cfg.errAt("mode", "unknown mode %q", cfg.Mode)
+	if cfg.Tuning() {
+		return cfg.errAt("tune", "this experiment tunes its agents first: run amt tune -config %s", cfg.File)
 	}
-	if err := e.writeMeta(); err != nil {
+	if err := e.removeStaleFiles(); err != nil {
 		return err
 	}
-	if b, err := os.ReadFile(cfg.File); err == nil {
-		if err := record.WriteFileAtomic(filepath.Join(cfg.Output, record.ConfigFile), b); err != nil {
-			return err
-		}
+	env, err := e.env(ctx, progress, false)
+	if err != nil {
+		return err
 	}
-	for _, a := range cfg.Agents {
-		fmt.Fprintf(log, "%s: agent %s (%s), %d seeds, %s mode\n", cfg.Name, a.ID, a.Name, len(cfg.Seeds), cfg.Mode)
-		var trace func(uint64, Step)
-		if progress != nil {
-			iters := cfg.Iterations
-			if iters == 0 {
-				iters = cfg.Passes * env.Len()
-			}
-			total, done, stage := iters*len(cfg.Seeds), 0, a.ID+" ("+cfg.Mode+")"
-			trace = func(uint64, Step) { done++; progress(stage, done, total) }
-		}
-		stateDir := ""
-		if cfg.State != "" {
-			stateDir = filepath.Join(cfg.State, a.ID)
-		}
-		sum, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
-			if stateDir == "" {
-				return NewAgent(a, sc, env.Dim(), seed)
-			}
-			ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Dim(), seed)
-			if loaded {
-				fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
-			}
-			return ag, err
-		}, filepath.Join(cfg.Output, a.ID), SeedsOptions{
-			Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
-			Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace,
-		})
+	if cfg.Mode == "online" { // replay's sweep wrote them
+		sum, err := e.keepVerdicts()
 		if err != nil {
 			return err
 		}
-		var it, viol int
-		for _, r := range sum.Runs {
-			it += r.Iterations
-			viol += r.Violations
+		if err := e.writeRunFiles(sum); err != nil {
+			return err
 		}
-		fmt.Fprintf(log, "%s: agent %s: %d violations in %d iterations (%.2f%%)\n", cfg.Name, a.ID, viol, it, 100*float64(viol)/float64(max(it, 1)))
+	}
+	if err := e.removeStaleAgents(log); err != nil {
+		return err
+	}
+	if a := e.after; a != nil {
+		var after Env
+		if cfg.Mode == "replay" {
+			after, err = e.afterTable.replayEnv(cfg.Scenario)
+		} else {
+			after, err = a.study.newEnv(a.src.Len(), a.newExt, a.relations, cfg.Scenario)
+		}
+		if err != nil {
+			return err
+		}
+		return e.runRegression(ctx, env, after, log, progress)
+	}
+	for _, a := range cfg.Agents {
+		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
+		newAgent, o := e.seedsSetup(a, env, log)
+		if progress != nil {
+			total, done := e.iterations(env)*len(cfg.Seeds), 0
+			stage := Stage{Name: "agent " + a.ID, Unit: "iteration"}
+			progress(stage, 0, total)
+			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
+		}
+		sum, err := RunSeeds(ctx, env, cfg.Scenario, newAgent, filepath.Join(cfg.Output, a.ID), o)
+		if err != nil {
+			return err
+		}
+		e.logSummary(log, a, sum)
 	}
 	return nil
+}
+
+// env returns the Env of the experiment's agent runs: in replay mode the
+// sweep's table (computed first where the cache lacks it, or with
+// cacheOnly assembled from the cache alone, as MergeSweep does, without
+// writing result files), in online mode the case study's SUT.
+func (e *Experiment) env(ctx context.Context, progress ProgressFunc, cacheOnly bool) (Env, error) {
+	cfg := e.Config
+	sc := cfg.Scenario
+	switch cfg.Mode {
+	case "replay":
+		var t *Table
+		var err error
+		if cacheOnly {
+			setup := e.sweepSetup(nil)
+			setup.mergeOnly, setup.readOnly = true, true
+			if t, err = sweep(ctx, setup); err != nil {
+				return nil, fmt.Errorf("replay mode: the agents' shards read the whole sweep from the cache (merge it first): %w", err)
+			}
+		} else {
+			t, err = e.Sweep(ctx, progress)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return t.replayEnv(sc)
+	case "online":
+		return e.study.newEnv(e.src.Len(), e.newExt, e.relations, sc)
+	default:
+		return nil, cfg.errAt("mode", "unknown mode %q", cfg.Mode)
+	}
+}
+
+// iterations returns the iterations of one run in env.
+func (e *Experiment) iterations(env Env) int {
+	if e.Config.Iterations > 0 {
+		return e.Config.Iterations
+	}
+	return e.Config.Passes * env.Len()
+}
+
+// seedsSetup returns how agent a runs over the seeds in env: the maker of
+// its agent for a seed (loading its saved state when the configuration
+// keeps state) and RunSeeds's options, without a trace.
+func (e *Experiment) seedsSetup(a AgentSpec, env Env, log io.Writer) (func(seed uint64) (Agent, error), SeedsOptions) {
+	cfg := e.Config
+	sc := cfg.Scenario
+	stateDir := ""
+	if cfg.State != "" {
+		stateDir = filepath.Join(cfg.State, a.ID)
+	}
+	newAgent := func(seed uint64) (Agent, error) {
+		if stateDir == "" {
+			return NewAgent(a, sc, env.Dim(), seed)
+		}
+		ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Dim(), seed)
+		if loaded {
+			fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
+		}
+		return ag, err
+	}
+	return newAgent, SeedsOptions{
+		Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
+		Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Identity: e.id, LogDecisions: e.LogDecisions,
+	}
+}
+
+// logSummary writes an agent's final line: its violations over all seeds.
+func (e *Experiment) logSummary(log io.Writer, a AgentSpec, sum record.Summary) {
+	var it, viol int
+	for _, r := range sum.Runs {
+		it += r.Iterations
+		viol += r.Violations
+	}
+	fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", e.Config.Name, a.ID, plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
 }
 
 // ctxReader is a reader that stops with ctx.Err() when ctx is cancelled.
@@ -307,6 +615,59 @@ func fileHash(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// An imageLister is a data set whose images are files that its main file
+// only lists (a COCO instances JSON and its image folder).
+type imageLister interface {
+	ImageFiles() (names, paths []string)
+}
+
+// dataHash returns the hex sha256 that the cache keys and run.json record
+// for a data set: pathHash of its path (a CIFAR-10 file; an image folder's
+// files), and for a data set that lists its image files (COCO) the hash of
+// the JSON's hash followed by every listed image, in the JSON's order, as
+// its name and the sha256 of its content — so that a changed image
+// invalidates the cached verdicts and features, not only a changed JSON.
+// The images are hashed in parallel (GOMAXPROCS readers).
+func dataHash(ctx context.Context, path string, src data.Source) (string, error) {
+	h, err := pathHash(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	l, ok := src.(imageLister)
+	if !ok {
+		return h, nil
+	}
+	names, paths := l.ImageFiles()
+	sums := make([]string, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				sums[i], errs[i] = fileHash(ctx, paths[i])
+				if errs[i] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
+	}
+	all := sha256.New()
+	fmt.Fprintf(all, "%s\n", h)
+	for i, name := range names {
+		fmt.Fprintf(all, "%s %s\n", name, sums[i])
+	}
+	return hex.EncodeToString(all.Sum(nil)), nil
 }
 
 // pathHash hashes a file, or a folder's files (names and contents, sorted

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
@@ -37,9 +38,17 @@ func NewReplayEnv(rows []record.Verdict, features []float32, dim int, sc scenari
 	}
 	images := 0
 	for _, r := range rows {
+		if r.Image < 0 || r.Image > record.MaxImage {
+			return nil, fmt.Errorf("replay: verdict table row of image %d: want an image index in [0, %d]", r.Image, record.MaxImage)
+		}
 		if r.Image+1 > images {
 			images = r.Image + 1
 		}
+	}
+	// Every image needs its rows: checked before allocating the outcomes,
+	// so an image index far beyond the table's rows costs nothing.
+	if images > len(rows) {
+		return nil, fmt.Errorf("replay: the verdict table covers images 0..%d but has only %d rows", images-1, len(rows))
 	}
 	if dim > 0 && len(features)/dim != images {
 		return nil, fmt.Errorf("replay: the feature matrix has %d rows but the verdict table covers images 0..%d (%d images)", len(features)/dim, images-1, images)
@@ -110,6 +119,14 @@ func (e *ReplayEnv) Len() int { return e.images }
 // Dim implements Env.
 func (e *ReplayEnv) Dim() int { return e.dim }
 
+// Load implements Env: the table is in memory, so it only checks the index.
+func (e *ReplayEnv) Load(_ context.Context, image int) error {
+	if image < 0 || image >= e.images {
+		return fmt.Errorf("replay: image %d out of range [0,%d)", image, e.images)
+	}
+	return nil
+}
+
 // Context implements Env: row image of the feature matrix.
 func (e *ReplayEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if image < 0 || image >= e.images {
@@ -127,40 +144,86 @@ func (e *ReplayEnv) Evaluate(_ context.Context, image int, v scenario.Variant) (
 	return e.outcomes[image*e.nvar+j], nil
 }
 
+// maxFeatureFile bounds the size of a features file read into memory
+// (10,000 images × 512 features are 20 MB).
+const maxFeatureFile = 4 << 30
+
 // ReadFeatures reads a raw little-endian float32 matrix (the format of
-// `amt sweep -features`). With dim > 0 the file must hold whole rows of dim
-// values; with dim == 0 it must hold whole rows for rows images, and dim is
-// derived. It returns the values and dim.
+// `amt sweep -features`; see DecodeFeatures). Its size is checked before
+// it is read.
 func ReadFeatures(path string, rows, dim int) ([]float32, int, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("features: %w", err)
 	}
-	if len(b)%4 != 0 {
-		return nil, 0, fmt.Errorf("features: %s holds %d bytes, not a whole number of float32 values", path, len(b))
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("features: %w", err)
 	}
-	n := len(b) / 4
-	switch {
-	case dim > 0:
-		if n%dim != 0 {
-			return nil, 0, fmt.Errorf("features: %s holds %d float32 values, not a whole number of rows of %d", path, n, dim)
-		}
-		if rows > 0 && n/dim != rows {
-			return nil, 0, fmt.Errorf("features: %s holds %d rows of %d, but the verdict table has %d images", path, n/dim, dim, rows)
-		}
-	case rows > 0:
-		if n%rows != 0 {
-			return nil, 0, fmt.Errorf("features: %s holds %d float32 values, which do not divide into %d rows (one per image of the verdict table)", path, n, rows)
-		}
-		dim = n / rows
-	default:
-		return nil, 0, fmt.Errorf("features: %s: need the number of rows or the dimension", path)
+	if !st.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("features: %s is not a regular file", path)
+	}
+	if st.Size() > maxFeatureFile {
+		return nil, 0, fmt.Errorf("features: %s is %d bytes, more than the %d allowed", path, st.Size(), int64(maxFeatureFile))
+	}
+	// The shape is checked from the size before the values are read.
+	if _, _, err := featureShape(st.Size(), path, rows, dim); err != nil {
+		return nil, 0, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, st.Size()))
+	if err != nil {
+		return nil, 0, fmt.Errorf("features: %w", err)
+	}
+	return DecodeFeatures(b, path, rows, dim)
+}
+
+// DecodeFeatures decodes a raw little-endian float32 matrix; name is used
+// in errors. With dim > 0 the bytes must hold whole rows of dim values (and
+// rows of them when rows > 0); with dim == 0 they must hold whole rows for
+// rows images, and dim is derived. It returns the values and dim.
+func DecodeFeatures(b []byte, name string, rows, dim int) ([]float32, int, error) {
+	n, dim, err := featureShape(int64(len(b)), name, rows, dim)
+	if err != nil {
+		return nil, 0, err
 	}
 	out := make([]float32, n)
 	for i := range out {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out, dim, nil
+}
+
+// featureShape checks a features file of size bytes against rows and dim
+// (see DecodeFeatures) and returns the number of values and dim.
+func featureShape(size int64, name string, rows, dim int) (int, int, error) {
+	if rows < 0 || dim < 0 {
+		return 0, 0, fmt.Errorf("features: %s: negative rows %d or dimension %d", name, rows, dim)
+	}
+	if size%4 != 0 {
+		return 0, 0, fmt.Errorf("features: %s holds %d bytes, not a whole number of float32 values", name, size)
+	}
+	n := size / 4
+	mismatch := "one of the two files is truncated or they come from different sweeps"
+	switch {
+	case n == 0:
+		return 0, 0, fmt.Errorf("features: %s is empty", name)
+	case dim > 0:
+		if n%int64(dim) != 0 {
+			return 0, 0, fmt.Errorf("features: %s holds %d float32 values, not a whole number of rows of %d", name, n, dim)
+		}
+		if rows > 0 && n/int64(dim) != int64(rows) {
+			return 0, 0, fmt.Errorf("features: %s holds %d rows of %d, but the verdict table has %d images: %s", name, n/int64(dim), dim, rows, mismatch)
+		}
+	case rows > 0:
+		if n%int64(rows) != 0 {
+			return 0, 0, fmt.Errorf("features: %s holds %d float32 values, which do not divide into %d rows (one per image of the verdict table): %s", name, n, rows, mismatch)
+		}
+		dim = int(n / int64(rows))
+	default:
+		return 0, 0, fmt.Errorf("features: %s: need the number of rows or the dimension", name)
+	}
+	return int(n), dim, nil
 }
 
 // EncodeFeatures returns the raw little-endian float32 bytes of a matrix.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -28,55 +29,116 @@ type SeedsOptions struct {
 	StateDir string
 	// Trace, when set, receives every iteration of every seed.
 	Trace func(seed uint64, s Step)
+	// Identity is the run's, written into every result file.
+	Identity record.Identity
+	// LogDecisions writes every decision of seed n, with its context,
+	// propensity and cost, to decisions-seed-<n>.jsonl (record.Decision:
+	// the log format of amt ope).
+	LogDecisions bool
 }
 
-// RunSeeds runs one agent over every seed and writes into dir:
-// seed-<n>.jsonl (the run's progress log, written when the run completes),
-// then summary.json and timing.json after the last seed. newAgent makes a
-// fresh agent for a seed. Files are written atomically, so a cancelled
-// call leaves only completed seed logs and no summary.
+// RunSeeds runs one agent over every seed and writes the agent's folder
+// dir: seed-<n>.jsonl (each run's progress log), summary.json and
+// timing.json, all carrying o.Identity. newAgent makes a fresh agent for a
+// seed. The folder is written whole (record.AgentFolder): it replaces the
+// old one when the last seed is done, so it never mixes two runs' files,
+// and a cancelled call leaves the old folder as it was.
 func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), dir string, o SeedsOptions) (record.Summary, error) {
 	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
-	tf := record.Timing{Agent: o.Agent}
 	if len(o.Seeds) == 0 {
 		return sum, fmt.Errorf("run %s: no seeds", o.Agent)
 	}
-	for _, seed := range o.Seeds {
-		agent, err := newAgent(seed)
+	folder, err := record.CreateAgentFolder(dir, o.Identity)
+	if err != nil {
+		return sum, err
+	}
+	defer folder.Cleanup()
+	var runs []record.Run
+	var times []record.RunTiming
+	for k, seed := range o.Seeds {
+		run, tm, err := runSeed(ctx, env, sc, newAgent, folder, o, seed)
+		if err != nil && ctx.Err() != nil {
+			return sum, fmt.Errorf("agent %s interrupted in seed %d, after %d of %s (its folder %s is written when every seed is done and was left as it was; run the same command again): %w",
+				o.Agent, seed, k, plural.Count(len(o.Seeds), "seed"), dir, context.Cause(ctx))
+		}
 		if err != nil {
-			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
-		}
-		lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval}
-		if o.Trace != nil {
-			lo.Trace = func(s Step) { o.Trace(seed, s) }
-		}
-		res, err := runLoop(ctx, env, sc, agent, lo)
-		if err != nil {
-			return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
-		}
-		if err := record.WriteLog(filepath.Join(dir, record.LogFile(seed)), res.Log); err != nil {
 			return sum, err
 		}
-		if o.StateDir != "" {
-			if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {
-				return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+		runs, times = append(runs, run), append(times, tm)
+	}
+	return finishSeeds(folder, sc, o, runs, times)
+}
+
+// A seedWriter keeps a run's progress log and decision log: an
+// AgentFolder being written, or a shard's logs (runshard.go).
+type seedWriter interface {
+	WriteLog(seed uint64, lines []record.LogLine) error
+	WriteDecisions(seed uint64, ds []record.Decision) error
+}
+
+// runSeed runs one agent over one seed, writes the run's progress log (and
+// with o.LogDecisions its decision log) to w, its state with o.StateDir,
+// and returns the run's summary row and measured times.
+func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), w seedWriter, o SeedsOptions, seed uint64) (record.Run, record.RunTiming, error) {
+	agent, err := newAgent(seed)
+	if err != nil {
+		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+	}
+	lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Contexts: o.LogDecisions}
+	var decisions []record.Decision
+	if o.Trace != nil || o.LogDecisions {
+		variantIndex := map[string]int{}
+		for i, v := range sc.Variants() {
+			variantIndex[v.Key()] = i
+		}
+		lo.Trace = func(s Step) {
+			if o.Trace != nil {
+				o.Trace(seed, s)
+			}
+			if o.LogDecisions {
+				decisions = append(decisions, record.Decision{Seed: seed, Iteration: s.Iteration, Image: s.Image, Variant: s.Variant,
+					Arm: variantIndex[s.Variant], Prob: s.Choice.Prob, Cost: s.Cost, Violated: s.Violated, Context: s.Context})
 			}
 		}
-		if o.Timing {
-			res.Run.MeanIterationMS = res.Time.MeanIterationMS
+	}
+	res, err := runLoop(ctx, env, sc, agent, lo)
+	if err != nil {
+		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+	}
+	if err := w.WriteLog(seed, res.Log); err != nil {
+		return record.Run{}, record.RunTiming{}, err
+	}
+	if o.LogDecisions {
+		if err := w.WriteDecisions(seed, decisions); err != nil {
+			return record.Run{}, record.RunTiming{}, err
 		}
-		sum.Runs = append(sum.Runs, res.Run)
-		tf.Runs = append(tf.Runs, res.Time)
-		tf.MeanDecisionUS += res.Time.MeanDecisionUS / float64(len(o.Seeds))
-		tf.MeanIterMS += res.Time.MeanIterationMS / float64(len(o.Seeds))
+	}
+	if o.StateDir != "" {
+		if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {
+			return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+		}
+	}
+	if o.Timing {
+		res.Run.MeanIterationMS = res.Time.MeanIterationMS
+	}
+	return res.Run, res.Time, nil
+}
+
+// finishSeeds commits the agent folder with timing.json and summary.json
+// made from one agent's runs over the seeds o.Seeds, in their order.
+func finishSeeds(folder *record.AgentFolder, sc scenario.Scenario, o SeedsOptions, runs []record.Run, times []record.RunTiming) (record.Summary, error) {
+	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
+	tf := record.Timing{Agent: o.Agent}
+	for k := range runs {
+		sum.Runs = append(sum.Runs, runs[k])
+		tf.Runs = append(tf.Runs, times[k])
+		tf.MeanDecisionUS += times[k].MeanDecisionUS / float64(len(o.Seeds))
+		tf.MeanIterMS += times[k].MeanIterationMS / float64(len(o.Seeds))
 	}
 	if o.Timing {
 		sum.MeanDecisionUS = tf.MeanDecisionUS
 	}
-	if err := record.WriteTiming(filepath.Join(dir, record.TimingFile), tf); err != nil {
-		return sum, err
-	}
-	return sum, record.WriteSummary(filepath.Join(dir, record.SummaryFile), sum)
+	return sum, folder.Commit(sum, tf)
 }
 
 // statePath is the state file of a seed's agent in dir.

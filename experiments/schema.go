@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -107,6 +110,9 @@ var schema = []key{
 	{path: "data.images", only: func(c *Config) bool { return c.Data.Format == "coco" }, onlyDoc: "data.format is coco",
 		defDoc: "the JSON file's folder", val: bind(filePath(func(*Config) bool { return true }), func(c *Config) *string { return &c.Data.Images }),
 		doc: "the COCO image folder"},
+	{path: "data.max_pixels", only: func(c *Config) bool { return c.Data.Format != "cifar10" }, onlyDoc: "data.format is coco or folder",
+		def: strconv.Itoa(data.DefaultMaxPixels), val: bind(intIn(1, 1<<36), func(c *Config) *int { return &c.Data.MaxPixels }),
+		doc: "the image budget: an image of more pixels (width × height, read from its header before any pixel is decoded) is refused when the data set is opened; the default admits 8K frames and bounds a sweep worker's memory (see the README)"},
 	{path: "data.limit", def: "0", val: bind(intIn(0, math.MaxInt32), func(c *Config) *int { return &c.Data.Limit }),
 		doc: "use the first N images only (0 = all); a limited sweep reads and extends the cache of the whole data set"},
 
@@ -129,6 +135,8 @@ var schema = []key{
 		doc: "per-channel standard deviation dividing the centred values (default: ImageNet's)"},
 	{path: "sut.batch_size", study: studyClassification, def: "0", val: bind(intIn(0, 1<<16), func(c *Config) *int { return &c.SUT.BatchSize }),
 		doc: "the most images per model run (0 = a whole batch: an image and all its follow-ups)"},
+	{path: "sut.device", def: "cpu", val: bind(oneOf(nn.DeviceNames), func(c *Config) *string { return &c.SUT.Device }),
+		doc: "where the model runs: cpu, cuda (an NVIDIA GPU, in an amt built with -tags gpu; a failure of the GPU stops the run) or cuda,cpu (the GPU, and the CPU from the first failure on); tables computed on a GPU are cached apart"},
 	{path: "sut.score_threshold", study: studyDetection, def: "0.005", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.ScoreThreshold }),
 		doc: "detections scoring less are dropped"},
 	{path: "sut.nms_iou", study: studyDetection, def: "0.45", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.NMSIoU }),
@@ -143,7 +151,13 @@ var schema = []key{
 		doc: "model (an ONNX feature model's output for the source image), phash (its 256-bit perceptual hash) or none (a constant 1: context-free agents)"},
 	{path: "features.model", required: true, only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
 		val: bind(filePath(nil), func(c *Config) *string { return &c.Features.Model }),
-		doc: "the ONNX feature model: one output row per image (the shipped one is a 512-d SqueezeNet trunk)"},
+		doc: "the ONNX feature model: one output row per image (the shipped one, features512_squeezenet1_1.onnx, is the 512-d trunk of the SqueezeNet SUT itself)"},
+	{path: "features.output", only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+		defDoc: "the model's single graph output", val: bind(nonEmpty("a tensor name"), func(c *Config) *string { return &c.Features.Output }),
+		doc: "the model's tensor the features are read from: any tensor its graph computes, intermediate ones included (a misspelt name gets the list with shapes); an [N, C, H, W] feature map is averaged over H × W to C features (global average pooling), e.g. /GlobalAveragePool_output_0 of cifar10_resnet56.onnx, 64 features from a network other than the SUT"},
+	{path: "features.device", def: "cpu", only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+		val: bind(oneOf(nn.DeviceNames), func(c *Config) *string { return &c.Features.Device }),
+		doc: "where the feature model runs, as sut.device"},
 
 	{path: "action_set", required: true, val: bind(actionSet(), func(c *Config) *scenario.Scenario { return &c.Scenario }),
 		doc: "what the agents choose from: a built-in scenario (amt mrs lists them) or a mapping defining one"},
@@ -195,6 +209,26 @@ var schema = []key{
 		doc: "concurrent sweep workers, each with its own copy of the model (0 = one per core)"},
 	{path: "state", defDoc: "none: every run starts afresh", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.State }),
 		doc: "a folder of agent state files <state>/<agent id>/seed-<n>.state: each run continues from its file when there is one and saves it afterwards (the paper's \"load existing or initialise new bandit\", for continuous integration)"},
+
+	{path: "tune", val: section("a mapping"), check: tuneSection,
+		doc: "hyper-parameter tuning (amt tune): each grid's settings run on the tuning seeds, the best mean violation rate is chosen, then every agent runs on seeds with the chosen options (mode replay; amt run refuses the file)"},
+	{path: "tune.seeds", required: true, val: bind(seedList(), func(c *Config) *[]uint64 { return &c.Tune.Seeds }), check: tuneSeeds,
+		doc: "the tuning seeds, disjoint from seeds (e.g. 101-130): the choice never sees the seeds it is evaluated on"},
+	{path: "tune.grid", required: true, val: bind(tuneGrids(), func(c *Config) *[]TuneGrid { return &c.Tune.Grid }),
+		doc: "the grids, one per tuned agent; agents without a grid run as configured"},
+	{path: "tune.grid[].agent", required: true, val: bind(tunedAgent(), func(g *TuneGrid) *string { return &g.Agent }),
+		doc: "the id of the agent to tune"},
+	{path: "tune.grid[].options", required: true, val: gridOptions(),
+		doc: "each tuned option with its candidate values ({alpha: [0.01, 0.1, 1], lambda: [1, 10]}: every combination is a setting, at most 1000); options set in agents stay fixed"},
+
+	{path: "regression", val: section("a mapping"), check: regressionSection,
+		doc: "a regression experiment (the paper's continuous-integration setting): after passes over the images on sut, the SUT changes to regression.sut for regression.passes more (the seed's next passes, same images); every agent runs twice, as <id>-carried (continuing with the state saved at the change) and <id>-fresh (a new agent at the change)"},
+	{path: "regression.sut", required: true, val: changedSUT(),
+		doc: "the SUT after the change: the keys of sut (model, input_size, …), read and checked as there"},
+	{path: "regression.passes", def: "1", val: bind(intIn(1, 1000), func(c *Config) *int { return &c.Regression.Passes }),
+		doc: "passes over the images after the change"},
+	{path: "regression.window", def: "200", val: bind(intIn(1, math.MaxInt32), func(c *Config) *int { return &c.Regression.Window }),
+		doc: "the first iterations after the change whose violation rate the report gives (how fast an agent adapts)"},
 }
 
 // relationNames lists package mr's relations.

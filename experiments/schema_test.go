@@ -35,6 +35,8 @@ func dstFor(path string) any {
 	switch {
 	case strings.HasPrefix(path, "agents[]."):
 		return &AgentSpec{}
+	case strings.HasPrefix(path, "tune.grid[]."):
+		return &TuneGrid{}
 	case strings.HasPrefix(path, "action_set.arms[]."):
 		return &scenario.Arm{}
 	case strings.HasPrefix(path, "action_set."):
@@ -119,9 +121,10 @@ func TestSchemaCoversConfig(t *testing.T) {
 		descend []reflect.Type
 		skip    []string
 	}{
-		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig]()},
-			[]string{"File"}},
+		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig](), reflect.TypeFor[RegressionConfig]()},
+			[]string{"File", "Logf"}}, // set by the caller, not read from the file
 		{&AgentSpec{}, "agents[].", nil, nil},
+		{&TuneGrid{}, "tune.grid[].", nil, nil},
 		{&scenario.Arm{}, "action_set.arms[].", nil, []string{"Param"}}, // Param comes from the relation
 		{&scenarioSpec{}, "action_set.", nil, nil},
 	} {
@@ -173,8 +176,14 @@ func TestConfigReferenceAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range bandit.Keys(a.Name) {
-			// The default the reference shows is the agent's effective one.
+			// The default the reference shows is the agent's effective one
+			// (Canonical leaves out options at a default it omits).
 			def := ""
+			for _, o := range a.Options {
+				if o.Key == k {
+					def = o.Default
+				}
+			}
 			for _, kv := range strings.Split(cfg.Canonical(a.Name), ",") {
 				if kk, v, _ := strings.Cut(kv, "="); kk == k {
 					def = v

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -41,9 +42,15 @@ type sweepConfig struct {
 	limit int
 	// workers is the number of concurrent workers; 0 means GOMAXPROCS.
 	workers int
+	// budget, when set, bounds the pixels of the images in flight.
+	budget *imageBudget
 	// progress, when set, is called with the number of finished images
 	// (cached ones included) after each image.
 	progress func(done, total int)
+	// mergeOnly makes sweep assemble the table from the cache alone (see
+	// sweep); readOnly, with it, also leaves the cache as it is (no
+	// consolidation), for readers that may run beside each other.
+	mergeOnly, readOnly bool
 }
 
 // Table is a finished sweep: what the system under test said about every
@@ -113,8 +120,97 @@ func (t *Table) WriteCSV(path string, vars []scenario.Variant) error {
 // most the images in flight; rerunning computes only the missing images
 // and ends with the same table. When the table of the whole data set is
 // complete it is consolidated. Two sweeps must not share a cache directory
-// at the same time.
+// at the same time (the shards of one sweep may: see sweepShard).
+//
+// With cfg.mergeOnly it computes nothing: it assembles the table from the
+// consolidated table and the shard files of one split, and fails with a
+// *MissingShardsError naming the shards that are missing. With
+// cfg.readOnly too it does not consolidate either: the shards of an agent
+// run read the sweep at the same time, and one consolidating (removing the
+// shard files) would pull them from under the others.
 func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
+	mode := readAll
+	if cfg.mergeOnly {
+		mode = readMerge
+	}
+	s, err := openSweep(ctx, &cfg, mode, Shard{})
+	if err != nil {
+		return nil, err
+	}
+	todo := s.missing(Shard{})
+	if cfg.mergeOnly && len(todo) > 0 {
+		return nil, s.missingShards(todo)
+	}
+	done := s.t.Images - len(todo)
+	if cfg.progress != nil {
+		cfg.progress(done, s.t.Images)
+	}
+	if len(todo) > 0 {
+		if err := s.run(ctx, todo, done, s.t.Images); err != nil {
+			return nil, err
+		}
+	}
+	if s.t.Images < s.total || cfg.readOnly {
+		return s.t, nil // only a whole table is consolidated, and not by a reader
+	}
+	if err := s.verdicts.consolidate(s.total, s.verdictLine); err != nil {
+		return nil, err
+	}
+	if s.features != nil {
+		if err := s.features.consolidate(s.total, s.featureLine); err != nil {
+			return nil, err
+		}
+	}
+	return s.t, nil
+}
+
+// sweepShard computes shard sh of the sweep: the images i < n (the
+// sweep's images) with i mod sh.Count = sh.Index that the cache lacks.
+// It checkpoints them to the shard's own files and, when the shard is
+// done, writes its shard files (see sweepcache.go). Any number of shards
+// of one split may run at the same time, on machines sharing the cache
+// folder; rerunning a finished shard computes nothing. The progress counts
+// the shard's images.
+func sweepShard(ctx context.Context, cfg sweepConfig, sh Shard) (ShardStats, error) {
+	st := ShardStats{Shard: sh}
+	s, err := openSweep(ctx, &cfg, readShard, sh)
+	if err != nil {
+		return st, err
+	}
+	st.Items = sh.items(s.t.Images)
+	todo := s.missing(sh)
+	st.Cached, st.Computed = st.Items-len(todo), len(todo)
+	if cfg.progress != nil {
+		cfg.progress(st.Cached, st.Items)
+	}
+	if len(todo) > 0 {
+		if err := s.run(ctx, todo, st.Cached, st.Items); err != nil {
+			return st, err
+		}
+	}
+	n := s.t.Images
+	for _, c := range []struct {
+		t    *cacheTable
+		ld   loaded
+		line func(int) any
+	}{{s.verdicts, s.ldV, s.verdictLine}, {s.features, s.ldF, s.featureLine}} {
+		if c.t == nil || c.ld.table {
+			continue // no such table, or the whole table is consolidated
+		}
+		if upto, ok := c.ld.upto[sh.Index]; ok && upto >= n {
+			continue // the shard file holds every row already
+		}
+		if err := c.t.writeShard(sh, n, c.line); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// openSweep checks the sweep's configuration, opens its cache tables and
+// loads what they hold, reading as mode says (sh is the reading shard in
+// readShard mode).
+func openSweep(ctx context.Context, cfg *sweepConfig, mode readMode, sh Shard) (*sweepRun, error) {
 	total := cfg.source.Len() // images of the cached table
 	if total == 0 {
 		return nil, errors.New("sweep: the data set is empty")
@@ -133,7 +229,7 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 			return nil, fmt.Errorf("sweep: no relation for follow-up %s", keys[j])
 		}
 	}
-	s := &sweepRun{cfg: &cfg, haveV: make([]bool, n), haveF: make([]bool, n), stamp: time.Now().UnixNano()}
+	s := &sweepRun{cfg: cfg, shard: sh, total: total, haveV: make([]bool, n), haveF: make([]bool, n), stamp: time.Now().UnixNano()}
 	s.t = &Table{Images: n, Variants: cfg.variants, study: cfg.study, judged: make([]judgement, n)}
 	var err error
 	if cfg.newExtractor != nil {
@@ -146,18 +242,18 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 	if s.verdicts, err = openCache(cfg.cacheDir, "verdicts", cfg.verdictKey, cacheMeta{Kind: cfg.study.cacheKind(), Images: total, Variants: keys}); err != nil {
 		return nil, err
 	}
-	if err := s.verdicts.load(ctx, func(line []byte) error {
+	if s.ldV, err = s.verdicts.load(ctx, mode, sh, func(line []byte) (int, error) {
 		j, err := cfg.study.decode(line)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := checkFits(j, total, len(keys)); err != nil {
-			return err
+			return 0, err
 		}
 		if i := j.image(); i < n && !s.haveV[i] {
 			s.haveV[i], s.t.judged[i] = true, j
 		}
-		return nil
+		return j.image(), nil
 	}); err != nil {
 		return nil, err
 	}
@@ -166,19 +262,19 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 		if s.features, err = openCache(cfg.cacheDir, "features", cfg.featureKey, cacheMeta{Kind: "features", Images: total, Dim: dim}); err != nil {
 			return nil, err
 		}
-		if err := s.features.load(ctx, func(line []byte) error {
+		if s.ldF, err = s.features.load(ctx, mode, sh, func(line []byte) (int, error) {
 			var l featureLine
 			if err := strictJSON(line, &l); err != nil {
-				return err
+				return 0, err
 			}
 			if l.Image < 0 || l.Image >= total || len(l.Features) != dim {
-				return fmt.Errorf("image %d with %d features does not fit %d images × %d", l.Image, len(l.Features), total, dim)
+				return 0, fmt.Errorf("image %d with %d features does not fit %d images × %d", l.Image, len(l.Features), total, dim)
 			}
 			if l.Image < n && !s.haveF[l.Image] {
 				s.haveF[l.Image] = true
 				copy(s.t.Features[l.Image*dim:], l.Features)
 			}
-			return nil
+			return l.Image, nil
 		}); err != nil {
 			return nil, err
 		}
@@ -187,36 +283,53 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 			s.haveF[i] = true
 		}
 	}
+	return s, nil
+}
+
+// missing returns the images of shard sh (every image for the zero
+// Shard) whose judgement or features are missing, ascending.
+func (s *sweepRun) missing(sh Shard) []int {
 	var todo []int
-	for i := 0; i < n; i++ {
-		if !s.haveV[i] || !s.haveF[i] {
+	for i := 0; i < s.t.Images; i++ {
+		if sh.owns(i) && (!s.haveV[i] || !s.haveF[i]) {
 			todo = append(todo, i)
 		}
 	}
-	done := n - len(todo)
-	if cfg.progress != nil {
-		cfg.progress(done, n)
+	return todo
+}
+
+// missingShards describes the missing images todo of a merge.
+func (s *sweepRun) missingShards(todo []int) error {
+	c, split := s.verdicts, s.ldV.split
+	if split == 0 && s.features != nil {
+		split = s.ldF.split
 	}
-	if len(todo) > 0 {
-		if err := s.run(ctx, todo, done); err != nil {
-			return nil, err
+	if s.ldV.split == 0 && s.features != nil && s.ldF.split != 0 {
+		c = s.features
+	}
+	return missingShardsError(c, split, todo, s.t.Images)
+}
+
+// missingShardsError is the error of a merge of table c (split: the split
+// of its shard files, 0 for none) that lacks the items todo of n.
+func missingShardsError(c *cacheTable, split int, todo []int, n int) error {
+	e := &MissingShardsError{What: c.what, Unit: c.unit, Dir: c.dir, Count: split, Lacking: len(todo), Total: n}
+	if split > 0 {
+		seen := map[int]bool{}
+		var shards []Shard
+		for _, i := range todo {
+			if k := i % split; !seen[k] {
+				seen[k] = true
+				e.Missing = append(e.Missing, k)
+			}
 		}
-	}
-	if n < total {
-		return s.t, nil // only a whole table is consolidated
-	}
-	if err := s.verdicts.consolidate(n, func(i int) any { return s.t.judged[i] }); err != nil {
-		return nil, err
-	}
-	if s.features != nil {
-		dim := s.t.Dim
-		if err := s.features.consolidate(n, func(i int) any {
-			return featureLine{Image: i, Features: s.t.Features[i*dim : (i+1)*dim]}
-		}); err != nil {
-			return nil, err
+		sort.Ints(e.Missing)
+		for _, k := range e.Missing {
+			shards = append(shards, Shard{k, split})
 		}
+		e.Elsewhere = c.othersOf(shards)
 	}
-	return s.t, nil
+	return e
 }
 
 // sweepRun is a sweep in progress, shared by its workers: the table they
@@ -224,17 +337,26 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 // cache already held, and the cache tables they checkpoint to.
 type sweepRun struct {
 	cfg          *sweepConfig
+	shard        Shard // the shard computed (the zero Shard: all images)
+	total        int   // images of the cached tables (the whole data set)
 	t            *Table
 	haveV, haveF []bool // judgement, features of image i known
 	verdicts     *cacheTable
 	features     *cacheTable // nil without features
+	ldV, ldF     loaded      // what loading the tables found
 	ext0         extractor   // the extractor made to learn the dimension, worker 0's
 	stamp        int64       // names this process's checkpoint files
 }
 
-// run judges the images todo on the configured number of workers; done
-// images are finished already (for the progress).
-func (s *sweepRun) run(ctx context.Context, todo []int, done int) error {
+// verdictLine and featureLine are image i's lines of the cache tables.
+func (s *sweepRun) verdictLine(i int) any { return s.t.judged[i] }
+func (s *sweepRun) featureLine(i int) any {
+	return featureLine{Image: i, Features: s.t.Features[i*s.t.Dim : (i+1)*s.t.Dim]}
+}
+
+// run judges the images todo on the configured number of workers; done of
+// total images are finished already (for the progress).
+func (s *sweepRun) run(ctx context.Context, todo []int, done, total int) error {
 	workers := s.cfg.workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -270,18 +392,18 @@ func (s *sweepRun) run(ctx context.Context, todo []int, done int) error {
 	for range finished {
 		done++
 		if s.cfg.progress != nil {
-			s.cfg.progress(done, s.t.Images)
+			s.cfg.progress(done, total)
 		}
 	}
 	close(errc)
 	if err := <-errc; err != nil {
 		return err
 	}
-	if done < s.t.Images {
+	if done < total {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("sweep interrupted after %d of %d images (finished images are cached; rerun to resume): %w", done, s.t.Images, context.Cause(ctx))
+			return fmt.Errorf("sweep interrupted after %d of %d images (finished images are cached; rerun to resume): %w", done, total, context.Cause(ctx))
 		}
-		return fmt.Errorf("sweep: only %d of %d images finished", done, s.t.Images)
+		return fmt.Errorf("sweep: only %d of %d images finished", done, total)
 	}
 	return nil
 }
@@ -296,19 +418,24 @@ func (s *sweepRun) worker(ctx context.Context, w int, jobs <-chan int, finished 
 	if w == 0 {
 		ext = s.ext0
 	}
-	vpart := s.verdicts.checkpoint(s.stamp, w)
+	vpart := s.verdicts.checkpoint(s.shard, s.stamp, w)
 	defer vpart.close()
 	var fpart *checkpoint
 	if s.features != nil {
-		fpart = s.features.checkpoint(s.stamp, w)
+		fpart = s.features.checkpoint(s.shard, s.stamp, w)
 		defer fpart.close()
 	}
 	for i := range jobs {
 		if ctx.Err() != nil {
 			return nil
 		}
+		// The image's pixels come out of the budget until it is done (an
+		// error ends the sweep, and its cancel unblocks the other workers).
+		release, err := s.cfg.budget.acquire(ctx, i)
+		if err != nil {
+			return nil
+		}
 		var img rgb.Image
-		var err error
 		if !s.haveV[i] {
 			if jd == nil {
 				if jd, err = s.cfg.study.newJudge(); err != nil {
@@ -353,6 +480,8 @@ func (s *sweepRun) worker(ctx context.Context, w int, jobs <-chan int, finished 
 			}
 			copy(s.t.Features[i*s.t.Dim:], f)
 		}
+		img = rgb.Image{}
+		release()
 		finished <- i
 	}
 	return nil

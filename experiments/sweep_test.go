@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/rgb"
 )
 
 // Interrupting a sweep loses no finished image, and the resumed sweep
@@ -243,5 +244,96 @@ func TestSweepLimitSharesCache(t *testing.T) {
 	}
 	if again := run(7); calls.Load() != 12 || !reflect.DeepEqual(prefix(again, 7), prefix(full, 7)) {
 		t.Fatalf("limited sweep after the full one recomputed (%d calls)", calls.Load())
+	}
+}
+
+// batchRecorder is a fakeClassifier that records the size of every call.
+type batchRecorder struct {
+	fakeClassifier
+	sizes *[]int
+}
+
+func (b batchRecorder) Classify(imgs []rgb.Image) ([]int, error) {
+	*b.sizes = append(*b.sizes, len(imgs))
+	return b.fakeClassifier.Classify(imgs)
+}
+
+// TestClassJudgeBoundsBatches: the sweep classifies a small image with its
+// follow-ups in one call, and a large one a few (or one) at a time, with
+// the same classes as one call would give.
+func TestClassJudgeBoundsBatches(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	vars := sc.Variants()
+	rel := fakeRelations(sc)
+	for _, tc := range []struct {
+		w, h     int
+		maxBatch int
+	}{{4, 4, len(vars) + 1}, {700, 600, sweepBatchPixels / (700 * 600)}, {1500, 1400, 1}} {
+		img := rgb.New(tc.w, tc.h)
+		for k := range img.Pix {
+			img.Pix[k] = uint8(k * 7 % 251)
+		}
+		src := &fakeSource{imgs: []rgb.Image{img}}
+		var sizes []int
+		j := &classJudge{src: src, cls: batchRecorder{sizes: &sizes}}
+		got, _, err := j.judge(context.Background(), 0, vars, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := []rgb.Image{img}
+		for _, v := range vars {
+			all = append(all, rel[v.Key()].Apply(img))
+		}
+		want, _ := fakeClassifier{}.Classify(all)
+		cj := got.(*classJudgement)
+		if cj.Pred != want[0] || !reflect.DeepEqual(cj.Preds, want[1:]) {
+			t.Errorf("%d×%d: classes differ from one call's", tc.w, tc.h)
+		}
+		total := 0
+		for _, n := range sizes {
+			total += n
+			if n > tc.maxBatch {
+				t.Errorf("%d×%d: a call of %d images, want at most %d", tc.w, tc.h, n, tc.maxBatch)
+			}
+		}
+		if total != len(vars)+1 || (tc.maxBatch == len(vars)+1 && len(sizes) != 1) {
+			t.Errorf("%d×%d: calls %v", tc.w, tc.h, sizes)
+		}
+		for k, im := range j.batch[:cap(j.batch)] {
+			if im.Pix != nil {
+				t.Errorf("%d×%d: the judge keeps image %d of its last batch", tc.w, tc.h, k)
+				break
+			}
+		}
+	}
+}
+
+// A damaged line in the middle of a cache file is an error that names the
+// file and line and says what to delete; after deleting the file the sweep
+// computes its images again and ends with the same table.
+func TestSweepDamagedCache(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	src := newFakeSource(5)
+	cache := t.TempDir()
+	full, err := sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vdir, _ := cacheDir(cache, "verdicts", "v")
+	table := filepath.Join(vdir, "table.jsonl")
+	b, err := os.ReadFile(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(table, append([]byte("{oops\n"), b...), 0o644)
+	_, err = sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background())
+	if err == nil || !strings.Contains(err.Error(), "sweep: cache file "+table+":1 is damaged: ") ||
+		!strings.Contains(err.Error(), "; delete the file (the sweep computes its images again) or the table's folder "+vdir) {
+		t.Fatalf("damaged cache: %v", err)
+	}
+	os.Remove(table)
+	again, err := sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background())
+	if err != nil || !tablesEqual(t, again, full) {
+		t.Fatalf("after deleting the damaged file: %v", err)
 	}
 }

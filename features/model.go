@@ -36,13 +36,27 @@ type ModelOptions struct {
 	Norm *preprocess.Norm
 	// BatchSize is the largest number of images per forward pass; 0 means 16.
 	BatchSize int
+	// Output names the model's tensor the features are read from: any
+	// float tensor its graph computes, intermediate activations included
+	// (nn.Model.Tensors lists them; LoadModel passes the name to
+	// nn.LoadOptions). Empty means the model's single graph output.
+	Output string
+	// Load says how LoadModel loads the model: its device (nn.LoadOptions;
+	// the zero value is the CPU). Output, when set, is added to its
+	// Outputs.
+	Load nn.LoadOptions
 }
 
-// Model is an extractor whose features are the output of an ONNX model
+// Model is an extractor whose features are a tensor of an ONNX model
 // (run by package nn): each image is resized to the model's input size
 // with Pillow's bilinear filter (as torchvision's Resize does on a square
-// input), normalised, and the model's single output [N, D] (or [N, D, 1,
-// 1]) gives D features per image.
+// input), normalised, and the model's output — its single graph output,
+// or the tensor ModelOptions.Output names — gives the features: D per
+// image from an [N, D] (or [N, D, 1, 1]) tensor, C per image from an
+// [N, C, H, W] feature map, averaged over its H × W positions (global
+// average pooling, what the default model ends with: the 512-channel map
+// of SqueezeNet's last Fire module pooled this way gives the default
+// model's features).
 //
 // For the default model and CIFAR-10 images this is the original tool's
 // pipeline (Resize(224) + ToTensor + Normalize). The original fed
@@ -61,13 +75,19 @@ type Model struct {
 	m     *nn.Model
 	pre   preprocess.Classifier
 	dim   int
+	pool  int // positions averaged per feature (H × W of a feature map; 1 otherwise)
 	batch int
 	buf   []float32
 }
 
-// LoadModel loads the ONNX feature model at path (see [NewModel]).
+// LoadModel loads the ONNX feature model at path on the device
+// opt.Load names (see [NewModel]).
 func LoadModel(path string, opt ModelOptions) (*Model, error) {
-	m, err := nn.Load(path)
+	lo := opt.Load
+	if opt.Output != "" {
+		lo.Outputs = []string{opt.Output}
+	}
+	m, err := nn.LoadWith(path, lo)
 	if err != nil {
 		return nil, err // "invalid model FILE: reason" (an *nn.ModelError)
 	}
@@ -75,9 +95,11 @@ func LoadModel(path string, opt ModelOptions) (*Model, error) {
 }
 
 // NewModel returns an extractor running m, which must have one input of
-// shape [N, 3, H, W] (N dynamic or 1) with fixed H and W and one output of shape [N, D] or
-// [N, D, 1, 1] with a fixed D. Other shapes are an error naming the model
-// and the shape.
+// shape [N, 3, H, W] (N dynamic or 1) with fixed H and W and one output of
+// shape [N, D], [N, D, 1, 1] or [N, C, H, W] with fixed sizes (see Model;
+// load m with nn.LoadOptions.Outputs to use an intermediate tensor, or use
+// LoadModel with ModelOptions.Output). Other shapes are an error naming
+// the model and the shape.
 func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 	ins, outs := m.Inputs(), m.Outputs()
 	if len(ins) != 1 {
@@ -92,11 +114,16 @@ func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 	}
 	o := outs[0].Shape
 	ok := len(o) >= 2 && o[1] > 0
-	for _, d := range o[min(len(o), 2):] {
-		ok = ok && d == 1
+	pool := 1
+	if len(o) == 4 && o[2] > 0 && o[3] > 0 {
+		pool = o[2] * o[3]
+	} else {
+		for _, d := range o[min(len(o), 2):] {
+			ok = ok && d == 1
+		}
 	}
 	if !ok {
-		return nil, fmt.Errorf("features: model %s output %q has shape %v, want [N, D] (or [N, D, 1, 1]) with a fixed D", m.Name(), outs[0].Name, o)
+		return nil, fmt.Errorf("features: model %s output %q has shape %v, want [N, D] (or [N, D, 1, 1]) or a feature map [N, C, H, W] with fixed sizes", m.Name(), outs[0].Name, o)
 	}
 	norm := preprocess.ImageNet()
 	if opt.Norm != nil {
@@ -117,13 +144,16 @@ func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 		// fixed batch sizes must be matched exactly.
 		return nil, fmt.Errorf("features: model %s input %q has a fixed batch size %d; want a dynamic one or 1", m.Name(), ins[0].Name, s[0])
 	}
-	return &Model{m: m, pre: preprocess.Classifier{W: s[3], H: s[2], Norm: norm}, dim: o[1], batch: batch}, nil
+	return &Model{m: m, pre: preprocess.Classifier{W: s[3], H: s[2], Norm: norm}, dim: o[1], pool: pool, batch: batch}, nil
 }
 
 // Clone returns an extractor sharing x's weights, for another goroutine.
 func (x *Model) Clone() *Model {
-	return &Model{m: x.m.Clone(), pre: x.pre, dim: x.dim, batch: x.batch}
+	return &Model{m: x.m.Clone(), pre: x.pre, dim: x.dim, pool: x.pool, batch: x.batch}
 }
+
+// Device says where the model runs (nn.Model.Device).
+func (x *Model) Device() string { return x.m.Device() }
 
 // Dim returns the model's number of output features.
 func (x *Model) Dim() int { return x.dim }
@@ -153,12 +183,26 @@ func (x *Model) Extract(imgs []rgb.Image) ([][]float32, error) {
 			return nil, fmt.Errorf("features: %w", err)
 		}
 		vals, ok := res[0].Data().([]float32)
-		if !ok || len(vals) != n*x.dim {
-			return nil, fmt.Errorf("features: model %s returned %v values of shape %v for %d images, want %d×%d float32",
-				x.m.Name(), res[0].Dtype(), res[0].Shape(), n, n, x.dim)
+		if !ok || len(vals) != n*x.dim*x.pool {
+			return nil, fmt.Errorf("features: model %s returned %v values of shape %v for %d images, want %d×%d×%d float32",
+				x.m.Name(), res[0].Dtype(), res[0].Shape(), n, n, x.dim, x.pool)
 		}
 		for i := range n {
-			out = append(out, append([]float32(nil), vals[i*x.dim:(i+1)*x.dim]...))
+			if x.pool == 1 {
+				out = append(out, append([]float32(nil), vals[i*x.dim:(i+1)*x.dim]...))
+				continue
+			}
+			row := make([]float32, x.dim)
+			for c := range row {
+				// Summed in float32 in order, then divided, as
+				// package nn's GlobalAveragePool does.
+				var sum float32
+				for _, v := range vals[(i*x.dim+c)*x.pool : (i*x.dim+c+1)*x.pool] {
+					sum += v
+				}
+				row[c] = sum / float32(x.pool)
+			}
+			out = append(out, row)
 		}
 	}
 	return out, nil

@@ -2,14 +2,17 @@ package features
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/nn/preprocess"
 	"github.com/amt-dev/amt/rgb"
 )
@@ -110,5 +113,142 @@ func TestModelErrors(t *testing.T) {
 	}
 	if _, err := LoadModel(filepath.Join(assets, "models", "coco_yolov3-tiny.onnx"), ModelOptions{}); err == nil || !strings.Contains(err.Error(), "2 outputs") {
 		t.Errorf("yolov3-tiny: error %v", err)
+	}
+}
+
+// The shipped feature model is the trunk of the SUT: the 512-channel map
+// of the SqueezeNet SUT's last Fire module, read with
+// ModelOptions.Output and globally average-pooled, gives the default
+// model's features bit for bit. A tensor of another network (the 64-d
+// global pool of ResNet-56) gives features of its own width; a misspelt
+// tensor name is an error listing the model's tensors.
+func TestModelOutputTensor(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	models := filepath.Join(assets, "models")
+	def, err := LoadModel(filepath.Join(models, DefaultModelFile), ModelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunk, err := LoadModel(filepath.Join(models, "cifar10_squeezenet1_1.onnx"), ModelOptions{Output: "/features/features.12/Concat_output_0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trunk.Dim() != 512 {
+		t.Fatalf("SUT trunk: Dim %d, want 512", trunk.Dim())
+	}
+	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imgs []rgb.Image
+	for i := range 3 {
+		c, err := src.Case(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		imgs = append(imgs, c.Image)
+	}
+	want, err := def.Extract(imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := trunk.Extract(imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if !equalRows(got[i], want[i]) {
+			t.Errorf("image %d: the SUT's pooled trunk differs from the default feature model", i)
+		}
+	}
+
+	r56, err := LoadModel(filepath.Join(models, "cifar10_resnet56.onnx"), ModelOptions{Output: "/GlobalAveragePool_output_0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same features from the 4-D map before pooling, pooled here.
+	r56map, err := LoadModel(filepath.Join(models, "cifar10_resnet56.onnx"), ModelOptions{Output: "/layer3/layer3.8/Relu_1_output_0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r56.Dim() != 64 || r56map.Dim() != 64 {
+		t.Fatalf("ResNet-56: Dim %d and %d, want 64", r56.Dim(), r56map.Dim())
+	}
+	a, err := r56.Extract(imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r56map.Extract(imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if !equalRows(a[i], b[i]) {
+			t.Errorf("image %d: pooling the map differs from the model's own pooling", i)
+		}
+	}
+
+	_, err = LoadModel(filepath.Join(models, "cifar10_resnet56.onnx"), ModelOptions{Output: "/GlobalAveragePool"})
+	var unknown *nn.UnknownTensorError
+	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), `no tensor "/GlobalAveragePool"`) ||
+		!slices.ContainsFunc(unknown.Tensors, func(t nn.TensorInfo) bool { return t.Name == "/GlobalAveragePool_output_0" }) {
+		t.Errorf("misspelt tensor: %v", err)
+	}
+	if _, err := LoadModel(filepath.Join(models, "cifar10_resnet56.onnx"), ModelOptions{Output: "/Flatten_output_0"}); err != nil {
+		t.Errorf("a 2-D tensor: %v", err)
+	}
+}
+
+// features.output works on any tensor of any shipped model: for each, its
+// first, middle and last tensor give finite features of the tensor's
+// channel count for CIFAR images.
+func TestModelAnyTensor(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	files, err := filepath.Glob(filepath.Join(assets, "models", "*.onnx"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("shipped models: %v %v", files, err)
+	}
+	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imgs []rgb.Image
+	for i := range 2 {
+		c, err := src.Case(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		imgs = append(imgs, c.Image)
+	}
+	for _, path := range files {
+		m, err := nn.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := m.Tensors()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range []nn.TensorInfo{ts[0], ts[len(ts)/2], ts[len(ts)-1]} {
+			x, err := LoadModel(path, ModelOptions{Output: ti.Name})
+			if err != nil {
+				t.Errorf("%s, %s: %v", filepath.Base(path), ti.Name, err)
+				continue
+			}
+			if x.Dim() != ti.Shape[1] {
+				t.Errorf("%s, %s %v: Dim %d", filepath.Base(path), ti.Name, ti.Shape, x.Dim())
+			}
+			f, err := x.Extract(imgs)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", filepath.Base(path), ti.Name, err)
+			}
+			for _, row := range f {
+				for _, v := range row {
+					if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+						t.Fatalf("%s, %s: feature %v", filepath.Base(path), ti.Name, v)
+					}
+				}
+			}
+		}
 	}
 }

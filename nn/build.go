@@ -49,6 +49,9 @@ type builder struct {
 	// maxElements is the limit on the elements of a tensor: MaxElements of
 	// the LoadOptions per image of the batch.
 	maxElements int64
+	// ops are the runtime ops in the order emitted, with what each
+	// computes for a device (see device.go).
+	ops []*opRec
 }
 
 // buildError is the panic value used inside the builder; it is turned into
@@ -78,6 +81,29 @@ func attempt(f func()) (ok bool) {
 }
 
 func (p *program) build(batch int) (*instance, error) {
+	inst, b, err := p.compile(batch)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[*gop]bool{}
+	for _, v := range inst.outputs {
+		if v.op != nil {
+			keep[v.op] = true
+		}
+	}
+	if inst.ops, inst.bufs, err = planMemory(b.g, keep); err != nil {
+		return nil, fmt.Errorf("memory plan: %w", err)
+	}
+	inst.recordMemory(b)
+	inst.vm = gorgonia.NewTapeMachine(b.g)
+	return inst, nil
+}
+
+// compile compiles the program's nodes for a batch size into a graph
+// whose ops have no buffers yet (build plans them for the CPU, a device
+// its own; see device.go), returning the builder too for the ops it
+// emitted.
+func (p *program) compile(batch int) (*instance, *builder, error) {
 	b := &builder{p: p, batch: batch, g: gorgonia.NewGraph(), env: map[string]*value{}, skip: map[int]bool{}, separable: true,
 		maxElements: mulSat(p.opt.MaxElements, int64(max(batch, 1)))}
 	for name, c := range p.consts {
@@ -90,10 +116,10 @@ func (p *program) build(batch int) (*instance, error) {
 			shape[0] = batch
 		}
 		if shape[0] < 0 {
-			return nil, fmt.Errorf("internal: no batch size for input %q", in.Name)
+			return nil, nil, fmt.Errorf("internal: no batch size for input %q", in.Name)
 		}
 		if _, ok := checkedNumel(shape, b.maxElements); !ok {
-			return nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, b.maxElements)
+			return nil, nil, limitError("input %q of shape %v has more than %d elements, the limit per tensor", in.Name, shape, b.maxElements)
 		}
 		n := gorgonia.NewTensor(b.g, tensor.Float32, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(in.Name))
 		b.env[in.Name] = &value{n: n, shape: shape}
@@ -105,16 +131,16 @@ func (p *program) build(batch int) (*instance, error) {
 		}
 		b.idx = i
 		if err := b.compileNode(i); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for k, out := range p.outputs {
 		v, ok := b.env[out.Name]
 		if !ok {
-			return nil, fmt.Errorf("graph output %q is not produced by any node", out.Name)
+			return nil, nil, fmt.Errorf("graph output %q is not produced by any node", out.Name)
 		}
 		if v.c != nil && v.c.isInt {
-			return nil, fmt.Errorf("graph output %q is an integer tensor; only float32 outputs are supported", out.Name)
+			return nil, nil, fmt.Errorf("graph output %q is an integer tensor; only float32 outputs are supported", out.Name)
 		}
 		if !fits(out.Shape, v.shape) {
 			// Not declared, or declared wrongly (ONNX Runtime only warns):
@@ -136,19 +162,7 @@ func (p *program) build(batch int) (*instance, error) {
 			inst.separable = false
 		}
 	}
-	keep := map[*gop]bool{}
-	for _, v := range inst.outputs {
-		if v.op != nil {
-			keep[v.op] = true
-		}
-	}
-	var err error
-	if inst.ops, inst.bufs, err = planMemory(b.g, keep); err != nil {
-		return nil, fmt.Errorf("memory plan: %w", err)
-	}
-	inst.recordMemory(b)
-	inst.vm = gorgonia.NewTapeMachine(b.g)
-	return inst, nil
+	return inst, b, nil
 }
 
 // compileNode compiles node i with its operator's build function, binding
@@ -369,6 +383,7 @@ func (b *builder) emit(shape []int, ins []*value, fn func(out []float32, ins [][
 	if err != nil {
 		fail("gorgonia: %v", err)
 	}
+	b.ops = append(b.ops, &opRec{op: o, optype: n.op, ins: ins})
 	return &value{n: node, op: o, shape: shape}
 }
 

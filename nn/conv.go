@@ -82,20 +82,21 @@ func convOp(b *builder, a *attrs, ins []*value) *value {
 	b.p.mu.Unlock()
 	isz, osz := numel(x.shape[1:]), numel(shape[1:])
 	batch := x.shape[0]
+	dev := devConv{shape: s, batch: batch, weight: weight, bias: bias, act: f.act}
 	if f.res != nil {
-		v := b.emit(shape, []*value{x, f.res}, func(dst []float32, ins [][]float32) {
+		v := b.onDevice(b.emit(shape, []*value{x, f.res}, func(dst []float32, ins [][]float32) {
 			forEachChunk(batch, func(i0, i1 int) {
 				conv.ForwardAdd(dst[i0*osz:i1*osz], ins[0][i0*isz:i1*isz], ins[1][i0*osz:i1*osz], i1-i0)
 			})
-		})
+		}), dev)
 		b.env[f.out] = v
 		return v
 	}
-	v := b.emit(shape, []*value{x}, func(dst []float32, ins [][]float32) {
+	v := b.onDevice(b.emit(shape, []*value{x}, func(dst []float32, ins [][]float32) {
 		forEachChunk(batch, func(i0, i1 int) {
 			conv.Forward(dst[i0*osz:i1*osz], ins[0][i0*isz:i1*isz], i1-i0)
 		})
-	})
+	}), dev)
 	if v.op != nil {
 		v.op.fnInto = func(dst []float32, off, stride int, ins [][]float32) {
 			forEachChunk(batch, func(i0, i1 int) {
@@ -324,7 +325,7 @@ func batchNormOp(b *builder, a *attrs, ins []*value) *value {
 		shift[o] = be[o] - mean[o]*scale[o]
 	}
 	inner := numel(x.shape[2:])
-	return b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
 		in := ins[0]
 		for p := 0; p < len(in); p += inner {
 			ch := (p / inner) % c
@@ -333,7 +334,7 @@ func batchNormOp(b *builder, a *attrs, ins []*value) *value {
 				out[p+k] = v*sc + sf
 			}
 		}
-	})
+	}), devAffine{scale, shift, c, inner})
 }
 
 // pool returns the build function of MaxPool (isMax) or AveragePool.
@@ -392,12 +393,12 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 		ps := kernels.PoolShape{InH: ih, InW: iw, OutH: oh, OutW: ow, KH: kh, KW: kw,
 			StrideH: sh, StrideW: sw, PadTop: pads[0], PadLeft: pads[1], DilH: dh, DilW: dw}
 		if ps.Validate() == nil {
-			return b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
+			return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 				kernels.MaxPool(out, ins[0], planes, ps)
-			})
+			}), devPool{max: true, planes: planes, shape: ps})
 		}
 	}
-	return b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
+	v := b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 		in := ins[0]
 		forEachChunk(planes, func(p0, p1 int) {
 			for p := p0; p < p1; p++ {
@@ -444,6 +445,11 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 			}
 		})
 	})
+	if !isMax {
+		b.onDevice(v, devPool{planes: planes, padBottom: pads[2], padRight: pads[3], countIncludePad: include,
+			shape: kernels.PoolShape{InH: ih, InW: iw, OutH: oh, OutW: ow, KH: kh, KW: kw, StrideH: sh, StrideW: sw, PadTop: pads[0], PadLeft: pads[1], DilH: 1, DilW: 1}})
+	}
+	return v
 }
 
 // globalPool returns the build function of GlobalMaxPool (isMax) or
@@ -461,7 +467,11 @@ func (b *builder) globalPoolOp(isMax bool, x *value) *value {
 		shape[k] = 1
 	}
 	inner := numel(x.shape[2:])
-	return b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
+	op := "mean"
+	if isMax {
+		op = "max"
+	}
+	return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 		in := ins[0]
 		for p := range out {
 			plane := in[p*inner : (p+1)*inner]
@@ -479,5 +489,5 @@ func (b *builder) globalPoolOp(isMax bool, x *value) *value {
 			}
 			out[p] = s / float32(inner)
 		}
-	})
+	}), devReduce{op: op, outer: numel(shape), n: inner, inner: 1})
 }

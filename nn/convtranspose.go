@@ -58,7 +58,7 @@ func convTransposeOp(b *builder, a *attrs, ins []*value) *value {
 	strides, dil, adj := ints("strides", 1), ints("dilations", 1), ints("output_padding", 0)
 	for d := 0; d < 2; d++ {
 		if strides[d] <= 0 || dil[d] <= 0 || adj[d] < 0 || strides[d] > 1<<20 || dil[d] > 1<<20 || adj[d] > 1<<20 {
-			fail("strides %v, dilations %v and output_padding %v must be positive (output_padding non-negative)", strides, dil, adj)
+			fail("strides %v, dilations %v and output_padding %v must be positive (output_padding non-negative) and at most %d", strides, dil, adj, 1<<20)
 		}
 	}
 	var pads [4]int // top, left, bottom, right

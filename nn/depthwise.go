@@ -59,10 +59,11 @@ func depthwiseOp(b *builder, a *attrs, ins []*value) (v *value, ok bool) {
 		fail("%v", err)
 	}
 	batch := x.shape[0]
+	dev := devConv{shape: s, batch: batch, weight: weight, bias: bias, act: f.act}
 	if f.res != nil {
-		v = b.emit(shape, []*value{x, f.res}, func(dst []float32, ins [][]float32) { d.ForwardAdd(dst, ins[0], ins[1], batch) })
+		v = b.onDevice(b.emit(shape, []*value{x, f.res}, func(dst []float32, ins [][]float32) { d.ForwardAdd(dst, ins[0], ins[1], batch) }), dev)
 	} else {
-		v = b.emit(shape, []*value{x}, func(dst []float32, ins [][]float32) { d.Forward(dst, ins[0], batch) })
+		v = b.onDevice(b.emit(shape, []*value{x}, func(dst []float32, ins [][]float32) { d.Forward(dst, ins[0], batch) }), dev)
 		if v.op != nil {
 			// Straight into a channel Concat's output (zero-copy Concat,
 			// see concatOp): GhostNet's cheap operation feeds one.

@@ -81,13 +81,13 @@ func hardSwishOp(b *builder, _ *attrs, ins []*value) *value {
 	if x.c != nil && x.c.isInt {
 		fail("integer input is not supported")
 	}
-	return b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
 		const alpha, beta = float32(1.0 / 6), float32(0.5)
 		in := ins[0][:len(out)]
 		for i, v := range in {
 			out[i] = v * max(0, min(1, alpha*v+beta))
 		}
-	})
+	}), devUnary{op: "HardSwish"})
 }
 
 // unaryOp applies f to every element of x; ints: an integer constant is
@@ -103,11 +103,15 @@ func (b *builder) unaryOp(x *value, f func(float32) float32, ints bool) *value {
 		}
 		fail("integer input is not supported")
 	}
-	return b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
+	v := b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
 		for k, v := range ins[0] {
 			out[k] = f(v)
 		}
 	})
+	if op := b.node().op; unaryOps[op] {
+		b.onDevice(v, devUnary{op: op})
+	}
+	return v
 }
 
 // Activations with parameters. The ones the convolution kernels implement
@@ -123,12 +127,12 @@ func leakyReluAct(_ *builder, a *attrs, _ []*value) kernels.Activation {
 
 func leakyReluOp(b *builder, a *attrs, ins []*value) *value {
 	alpha := leakyReluAct(b, a, ins).Alpha
-	return b.unaryOp(need(ins, 0, "X"), func(x float32) float32 {
+	return b.onDevice(b.unaryOp(need(ins, 0, "X"), func(x float32) float32 {
 		if x < 0 {
 			return alpha * x
 		}
 		return x
-	}, false)
+	}, false), devUnary{op: "LeakyRelu", alpha: alpha})
 }
 
 // clipAct reads Clip's bounds: attributes min and max before opset 11,
@@ -152,7 +156,7 @@ func clipAct(b *builder, a *attrs, ins []*value) kernels.Activation {
 func clipOp(b *builder, a *attrs, ins []*value) *value {
 	act := clipAct(b, a, ins)
 	lo, hi := act.Min, act.Max
-	return b.unaryOp(need(ins, 0, "input"), func(x float32) float32 {
+	return b.onDevice(b.unaryOp(need(ins, 0, "input"), func(x float32) float32 {
 		if x < lo {
 			return lo
 		}
@@ -160,17 +164,17 @@ func clipOp(b *builder, a *attrs, ins []*value) *value {
 			return hi
 		}
 		return x
-	}, false)
+	}, false), devUnary{op: "Clip", alpha: lo, beta: hi})
 }
 
 func eluOp(b *builder, a *attrs, ins []*value) *value {
 	alpha := a.float("alpha", 1)
-	return b.unaryOp(need(ins, 0, "X"), func(x float32) float32 {
+	return b.onDevice(b.unaryOp(need(ins, 0, "X"), func(x float32) float32 {
 		if x < 0 {
 			return alpha * float32(math.Expm1(float64(x)))
 		}
 		return x
-	}, false)
+	}, false), devUnary{op: "Elu", alpha: alpha})
 }
 
 // seluOp is Selu with ONNX's default alpha and gamma (those of the SELU
@@ -220,9 +224,9 @@ func shrinkOp(b *builder, a *attrs, ins []*value) *value {
 
 func hardSigmoidOp(b *builder, a *attrs, ins []*value) *value {
 	alpha, beta := a.float("alpha", 0.2), a.float("beta", 0.5)
-	return b.unaryOp(need(ins, 0, "X"), func(x float32) float32 {
+	return b.onDevice(b.unaryOp(need(ins, 0, "X"), func(x float32) float32 {
 		return max(0, min(1, alpha*x+beta))
-	}, false)
+	}, false), devUnary{op: "HardSigmoid", alpha: alpha, beta: beta})
 }
 
 // binop returns the build function of a broadcasting binary operator
@@ -247,9 +251,9 @@ func binop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFunc {
 			return constVal(&tens{shape: shape, i: out, isInt: true})
 		}
 		xs, ys := x.shape, y.shape
-		return b.emit(shape, []*value{x, y}, func(out []float32, ins [][]float32) {
+		return b.onDevice(b.emit(shape, []*value{x, y}, func(out []float32, ins [][]float32) {
 			bcast(out, shape, ins[0], xs, ins[1], ys, f)
-		})
+		}), devBinary{op: b.node().op, a: xs, b: ys})
 	})
 }
 
@@ -269,9 +273,9 @@ func arith(k arithKind) buildFunc {
 			fail("%v", err)
 		}
 		xs, ys := x.shape, y.shape
-		return b.emit(shape, []*value{x, y}, func(out []float32, ins [][]float32) {
+		return b.onDevice(b.emit(shape, []*value{x, y}, func(out []float32, ins [][]float32) {
 			bcastArith(k, out, shape, ins[0], xs, ins[1], ys)
-		})
+		}), devBinary{op: arithNames[k], a: xs, b: ys})
 	})
 }
 
@@ -286,6 +290,9 @@ const (
 )
 
 var arithFuncs = []func(x, y float32) float32{add[float32], sub[float32], mul[float32], div[float32]}
+
+// arithNames are the operators of the arithKinds.
+var arithNames = []string{"Add", "Sub", "Mul", "Div"}
 
 // bcastArith is bcast of an arithmetic operator on float32, a row of the
 // output at a time.
@@ -459,7 +466,7 @@ func (b *builder) softmax(a *attrs, ins []*value, log bool) *value {
 	} else { // coerced to 2-D [outer, n]
 		outer, n, inner = numel(x.shape[:ax]), numel(x.shape[ax:]), 1
 	}
-	return b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
+	v := b.emit(x.shape, []*value{x}, func(out []float32, ins [][]float32) {
 		in := ins[0]
 		if inner == 1 {
 			parallelRows(outer, n, func(o0, o1 int) {
@@ -498,6 +505,10 @@ func (b *builder) softmax(a *attrs, ins []*value, log bool) *value {
 			}
 		}
 	})
+	if !log {
+		b.onDevice(v, devSoftmax{outer, n, inner})
+	}
+	return v
 }
 
 // softmaxRow writes the softmax (or, with log, the log-softmax) of in to

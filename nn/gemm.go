@@ -65,7 +65,7 @@ func gemmOp(b *builder, a *attrs, ins []*value) *value {
 		vals = append(vals, cv)
 		cs = cv.shape
 	}
-	return b.emit(shape, vals, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(shape, vals, func(out []float32, ins [][]float32) {
 		// β·C first, then the product accumulated onto it.
 		switch {
 		case cb != nil:
@@ -77,7 +77,7 @@ func gemmOp(b *builder, a *attrs, ins []*value) *value {
 			return
 		}
 		kernels.Gemm(transA, transB, m, n, k, alpha, ins[0], lda, ins[1], ldb, 1, out, n)
-	})
+	}), devGemm{transA: transA, transB: transB, m: m, n: n, k: k, lda: lda, ldb: ldb, alpha: alpha, c: cb, cShape: cs, beta: beta})
 }
 
 // gemmPerImage: a Gemm of a batch of rows (A not transposed) by constants,
@@ -193,6 +193,7 @@ func matmulOp(b *builder, _ *attrs, ins []*value) *value {
 			kernels.Gemm(false, false, rows, n, k, 1, ins[0][offA[i]:], k, ins[1][offB[i]:], n, beta, out[i*rows*n:], n)
 		}
 	})
+	b.onDevice(v, devMatMul{m: rows, n: n, k: k, offA: offA[:calls], offB: offB[:calls], bias: bias, res: f.res != nil})
 	if f.out != b.node().outputs[0] {
 		b.env[f.out] = v
 	}

@@ -60,7 +60,7 @@ func depthToSpaceOp(b *builder, a *attrs, ins []*value) *value {
 		fail("input shape %v: want rank 4", x.shape)
 	}
 	n, c, h, w := x.shape[0], x.shape[1], x.shape[2], x.shape[3]
-	if bs <= 0 || c%(bs*bs) != 0 {
+	if bs <= 0 || bs > c || c%(bs*bs) != 0 { // bs ≤ c: bs² cannot overflow
 		fail("attribute \"blocksize\" = %d does not divide the %d channels into blocks", bs, c)
 	}
 	out := []int{n, c / (bs * bs), h * bs, w * bs}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/amt-dev/amt/nn/cuda"
 )
 
 // A model file is untrusted input: a 100-byte file can declare tensors of
@@ -39,8 +41,8 @@ const (
 // maxRank is the largest tensor rank the engine handles.
 const maxRank = 32
 
-// LoadOptions bounds what loading and running a model may allocate. The
-// zero value means the defaults.
+// LoadOptions bounds what loading and running a model may allocate, and
+// may choose its outputs. The zero value means the defaults.
 type LoadOptions struct {
 	// MaxBytes bounds the memory planned for a run: the weights, the
 	// constants computed at load time, the activation buffers of the
@@ -62,12 +64,37 @@ type LoadOptions struct {
 	// Batch is the batch size whose planned memory is checked at load
 	// time. 0 means the model's own: 1, or its fixed batch size.
 	Batch int
+	// Outputs, when not empty, makes these tensors the model's outputs
+	// (see outputs.go): any float tensor the graph computes, intermediate
+	// ones included. Empty means the graph's own outputs.
+	Outputs []string
+
+	// Device is where the model runs (see device.go): "cpu" (also ""),
+	// "cuda" (an NVIDIA GPU through the CUDA driver, in a binary built with
+	// -tags gpu; any failure of the GPU — no driver, no device, out of
+	// memory, a failed kernel — is an error of LoadWith or Run), or
+	// "cuda,cpu" (the GPU, and on any such failure the CPU from then on,
+	// reported through Logf). The limits above bound the host's memory
+	// plan, not the GPU's.
+	Device string
+	// CUDA selects the driver library and the GPU for the cuda device.
+	CUDA cuda.Config
+	// CPUOps names ONNX operators whose ops run on the CPU even on a
+	// device that implements them, with copies to and from it (to rule out
+	// a device kernel when results differ).
+	CPUOps []string
+	// Logf, if not nil, receives a line for each device event worth
+	// knowing: a fallback to the CPU, ops that run on the CPU.
+	Logf func(format string, args ...any)
 }
 
 // withDefaults returns o with its zero fields set to the defaults.
 func (o LoadOptions) withDefaults() (LoadOptions, error) {
 	if o.MaxBytes < 0 || o.MaxElements < 0 || o.MaxNodes < 0 || o.Batch < 0 {
 		return o, fmt.Errorf("nn: load options %+v: limits must not be negative", o)
+	}
+	if err := CheckDevice(o.Device); err != nil {
+		return o, fmt.Errorf("nn: load options: %w", err)
 	}
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultMaxBytes

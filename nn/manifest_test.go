@@ -21,10 +21,11 @@ import (
 // torchvision architecture or a single-operator model with ONNX Runtime
 // reference outputs. Paths are relative to the manifest.
 type manifestEntry struct {
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`
-	File   string `json:"file"`
-	Opset  int64  `json:"opset"`
+	Name   string   `json:"name"`
+	Kind   string   `json:"kind"`
+	File   string   `json:"file"`
+	Opset  int64    `json:"opset"`
+	Ops    []string `json:"ops"`
 	Inputs []struct {
 		Name  string `json:"name"`
 		Shape []int  `json:"shape"`
@@ -46,30 +47,17 @@ type manifestEntry struct {
 // of kind "arch" with a dynamic batch axis also run image by image, and
 // op by op over the whole batch when Run splits it.
 func TestManifestModels(t *testing.T) {
-	dir := filepath.Join("testdata", "models")
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("no testdata/models/manifest.json")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []manifestEntry
-	if err := json.Unmarshal(b, &entries); err != nil {
-		t.Fatalf("manifest.json: %v", err)
-	}
-	if len(entries) == 0 {
-		t.Fatal("manifest.json lists no models")
-	}
+	dir, entries := readManifest(t)
 	for _, e := range entries {
 		t.Run(e.Name, func(t *testing.T) {
-			runManifestEntry(t, dir, e)
+			runManifestEntry(t, dir, e, Load)
 		})
 	}
 }
 
-func runManifestEntry(t *testing.T, dir string, e manifestEntry) {
-	m, err := Load(filepath.Join(dir, e.File))
+// runManifestEntry runs one entry on a model loaded by load.
+func runManifestEntry(t *testing.T, dir string, e manifestEntry, load func(path string) (*Model, error)) {
+	m, err := load(filepath.Join(dir, e.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +141,25 @@ func runManifestEntry(t *testing.T, dir string, e manifestEntry) {
 	}
 }
 
+// readManifest reads testdata/models/manifest.json.
+func readManifest(t *testing.T) (dir string, entries []manifestEntry) {
+	dir = filepath.Join("testdata", "models")
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skip("no testdata/models/manifest.json")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &entries); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	if len(entries) == 0 {
+		t.Fatal("manifest.json lists no models")
+	}
+	return dir, entries
+}
+
 // close compares with the entry's tolerances.
 func (e manifestEntry) close(got, want []float32) error {
 	if e.Atol == nil && e.Rtol == nil {
@@ -226,7 +233,7 @@ func TestManifestArchPerKernelSet(t *testing.T) {
 					continue
 				}
 				n++
-				t.Run(e.Name, func(t *testing.T) { runManifestEntry(t, dir, e) })
+				t.Run(e.Name, func(t *testing.T) { runManifestEntry(t, dir, e, Load) })
 			}
 			if n == 0 {
 				t.Fatal("manifest.json lists no architectures")

@@ -26,8 +26,11 @@
 // A Model is not safe for concurrent use; Clone gives each goroutine its own
 // graphs over shared weights.
 //
-// There is no GPU path: every op runs on the CPU. Gorgonia's "cuda" build
-// tag needs cgo, the CUDA toolkit and cuDNN (gorgonia.org/cu) and would not
+// Models run on the CPU unless LoadWith names another device: built with
+// -tags gpu, "cuda" runs the same graph, fusion included, on an NVIDIA GPU
+// through package nn/cuda, with the activations kept on the GPU (see
+// LoadOptions and device.go). Gorgonia's own "cuda" build tag is not used:
+// it needs cgo, the CUDA toolkit and cuDNN (gorgonia.org/cu) and would not
 // move these custom ops to the GPU.
 //
 // The supported operators (default domain; the model's opset is honoured
@@ -74,6 +77,8 @@ type Model struct {
 	// workers are clones running images of batched calls beside m (see
 	// splitRun), created on first use.
 	workers []*Model
+	// dev is the device m runs on; nil: the CPU (see device.go).
+	dev *deviceRun
 }
 
 // program is the immutable, shareable part of a loaded model.
@@ -191,7 +196,7 @@ func LoadBytesWith(b []byte, name string, opt LoadOptions) (*Model, error) {
 	if err != nil {
 		return nil, &ModelError{File: name, Err: err}
 	}
-	return m, nil
+	return attachDevice(m, opt)
 }
 
 func load(b []byte, name string, opt LoadOptions) (*Model, error) {
@@ -201,6 +206,11 @@ func load(b []byte, name string, opt LoadOptions) (*Model, error) {
 	p, err := newProgram(b, name, opt)
 	if err != nil {
 		return nil, err
+	}
+	if len(opt.Outputs) > 0 {
+		if p, err = p.withOutputs(opt.Outputs); err != nil {
+			return nil, err
+		}
 	}
 	m := &Model{p: p, insts: map[int]*instance{}}
 	// Build the graph for the smallest batch now so that unsupported
@@ -229,9 +239,10 @@ func fits(declared, got []int) bool {
 }
 
 // Clone returns a Model sharing m's weights and prepared kernels but with
-// its own graphs and buffers, for use by another goroutine.
+// its own graphs and buffers, for use by another goroutine. It runs on m's
+// device.
 func (m *Model) Clone() *Model {
-	return &Model{p: m.p, insts: map[int]*instance{}}
+	return &Model{p: m.p, insts: map[int]*instance{}, dev: m.dev.clone()}
 }
 
 // Name returns the name the model was loaded under.
@@ -312,6 +323,9 @@ func (m *Model) Run(inputs ...*tensor.Dense) ([]*tensor.Dense, error) {
 	}
 	if _, err := m.checkPlan(batch); err != nil {
 		return nil, fmt.Errorf("nn: %s: %w", p.name, err)
+	}
+	if m.dev != nil {
+		return m.runDevice(inputs, batch, !p.dynamic && !exact)
 	}
 	if !p.dynamic && !exact {
 		return m.splitRun(inputs, batch)

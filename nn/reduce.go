@@ -63,9 +63,13 @@ func reduceOp(kind reduceKind, axesInput int64) buildFunc {
 			}
 		}
 		p := newReducePlan(x.shape, red)
-		return b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
+		v := b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 			p.run(kind, out, ins[0])
 		})
+		if op, ok := map[reduceKind]string{rSum: "sum", rMean: "mean", rMax: "max"}[kind]; ok {
+			b.onDevice(v, devReduce{op: op, perm: p.perm, inShape: p.shape, outer: p.outer, n: p.n, inner: p.inner})
+		}
+		return v
 	})
 }
 

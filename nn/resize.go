@@ -171,12 +171,8 @@ func (b *builder) resize(upsample bool, a *attrs, ins []*value) *value {
 			fail("linear mode resizes only the last two axes; axis %d goes from %d to %d", d, x.shape[d], out[d])
 		}
 	}
-	type tap struct {
-		i0, i1 int
-		w0, w1 float32
-	}
-	taps := func(d int) []tap {
-		t := make([]tap, out[d])
+	taps := func(d int) []linearTap {
+		t := make([]linearTap, out[d])
 		in := x.shape[d]
 		for i := range t {
 			xo := max(0, min(orig(d, i), float32(in-1)))
@@ -186,7 +182,7 @@ func (b *builder) resize(upsample bool, a *attrs, ins []*value) *value {
 			if i0 == i1 {
 				w0, w1 = 0.5, 0.5
 			}
-			t[i] = tap{i0, i1, w0, w1}
+			t[i] = linearTap{i0, i1, w0, w1}
 		}
 		return t
 	}
@@ -194,7 +190,7 @@ func (b *builder) resize(upsample bool, a *attrs, ins []*value) *value {
 	ih, iw := x.shape[r-2], x.shape[r-1]
 	oh, ow := out[r-2], out[r-1]
 	planes := numel(x.shape[:r-2])
-	return b.emit(out, []*value{x}, func(dst []float32, ins [][]float32) {
+	return b.onDevice(b.emit(out, []*value{x}, func(dst []float32, ins [][]float32) {
 		in := ins[0]
 		for p := 0; p < planes; p++ {
 			src := in[p*ih*iw : (p+1)*ih*iw]
@@ -207,5 +203,12 @@ func (b *builder) resize(upsample bool, a *attrs, ins []*value) *value {
 				}
 			}
 		}
-	})
+	}), devResize{planes, ih, iw, ty, tx})
+}
+
+// linearTap is one output row's (or column's) linear interpolation: input
+// indices i0 and i1 with weights w0 and w1.
+type linearTap struct {
+	i0, i1 int
+	w0, w1 float32
 }

@@ -294,9 +294,9 @@ func transposeOp(b *builder, a *attrs, ins []*value) *value {
 		return constVal(&tens{shape: shape, i: out, isInt: true})
 	}
 	xs := x.shape
-	return b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 		transpose(out, ins[0], xs, perm)
-	})
+	}), devTranspose{xs, perm})
 }
 
 // transposePerImage: Transpose keeps each image a block when it keeps the
@@ -360,9 +360,9 @@ func concatOp(b *builder, a *attrs, ins []*value) *value {
 		}
 		return v
 	}
-	return b.emit(shape, vals, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(shape, vals, func(out []float32, ins [][]float32) {
 		concat(out, ins, shapes, ax)
-	})
+	}), devConcat{shapes, ax})
 }
 
 // concatPerImage: Concat of batched values along another axis than the
@@ -430,9 +430,9 @@ func gatherOp(b *builder, a *attrs, ins []*value) *value {
 		gather(out, x.c.i, xs, ax, ids)
 		return constVal(&tens{shape: shape, i: out, isInt: true})
 	}
-	return b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 		gather(out, ins[0], xs, ax, ids)
-	})
+	}), devTake{xs, ax, ids})
 }
 
 // mapsOp applies gatherAxes with per-axis maps (int or float input).
@@ -448,9 +448,9 @@ func (b *builder) mapsOp(x *value, maps [][]int, fill float32) *value {
 		gatherAxes(out, x.c.i, xs, maps, int64(fill))
 		return constVal(&tens{shape: shape, i: out, isInt: true})
 	}
-	return b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
+	return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 		gatherAxes(out, ins[0], xs, maps, fill)
-	})
+	}), devGather{xs, maps, fill})
 }
 
 func identityMaps(shape []int) [][]int {

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
 )
@@ -16,10 +18,14 @@ import (
 // package record for its layout):
 //
 //	results/<experiment>/run.json               what ran (optional)
+//	results/<experiment>/config.yaml            the configuration it ran with (optional, quoted verbatim)
 //	results/<experiment>/sweep.csv              exhaustive verdict table (optional)
 //	results/<experiment>/<agent>/summary.json   final state of every seed's run
 //	results/<experiment>/<agent>/seed-<n>.jsonl progress log of seed n (optional)
 //	results/<experiment>/<agent>/timing.json    measured times (optional)
+//	results/<experiment>/tune.json              how amt tune chose the agents' options (optional)
+//	results/<experiment>/regression.json        a regression experiment's SUT change (optional)
+//	results/<experiment>/sweep-after.csv        its table of the SUT after the change (optional)
 //	results/<experiment>/config.yaml            the experiment's config (optional, quoted verbatim)
 type Experiment struct {
 	Name string // folder name
@@ -31,10 +37,25 @@ type Experiment struct {
 	Verdicts []record.Verdict
 	// Agents are the agent folders with a summary.json, sorted by name.
 	Agents []Agent
-	// Config is the experiment's YAML config (verbatim), ConfigFile its path;
-	// both empty when none was found or given.
-	Config     []byte
-	ConfigFile string
+	// Tuning is how amt tune chose the agents' options; nil when the
+	// folder has no tune.json.
+	Tuning *record.Tuning
+	// Regression is the SUT change of a regression experiment and
+	// VerdictsAfter the exhaustive table of the SUT after it; nil when the
+	// folder has no regression.json (VerdictsAfter: no sweep-after.csv).
+	Regression    *record.Regression
+	VerdictsAfter []record.Verdict
+	// Config is the folder's config.yaml, the snapshot of the
+	// configuration the results were made with (verbatim); nil when the
+	// folder has none.
+	Config []byte
+	// Unchecked lists the files whose run could not be checked (a
+	// sweep.csv in a folder without run.json), for the report's caveats.
+	Unchecked []string
+	// Legacy is true for a folder written by an amt that did not record
+	// run identities (no file carries one): it loads, but that its files
+	// belong together could not be checked (a caveat of the report).
+	Legacy bool
 }
 
 // Agent is one agent folder of an experiment.
@@ -49,15 +70,27 @@ type Agent struct {
 	// agent's timing.json because summary.json had none (replay runs keep
 	// measured times out of the byte-reproducible summary).
 	TimesFromFile bool
+	// Timing is the agent's timing.json (nil when there is none): the
+	// measured times of every run, with their components.
+	Timing *record.Timing
 }
 
-// Load reads an experiment's result folder. configFile, when not empty, is
-// the experiment's YAML config to quote in the report; otherwise
-// dir/config.yaml (or config.yml) is used when present. The config is only
-// quoted, never parsed: what ran comes from run.json. It fails when the
-// folder holds neither a verdict table nor an agent summary, and names the
-// file of any result that cannot be read.
-func Load(dir, configFile string) (*Experiment, error) {
+// rerun is the advice of an error about files that do not belong together.
+const rerun = "run amt run (or amt sweep) with the experiment's configuration again, or delete the stale file"
+
+// Load reads an experiment's result folder and checks that its files
+// belong together: every result file must carry run.json's identity
+// (record.Identity; config.yaml must hash to its config_sha256, sweep.csv
+// to its verdicts_sha256, each progress log to the sha256 its summary.json
+// records) or, in a folder without run.json (amt replay's), all agents
+// must carry the same one. A folder that mixes files of different runs is
+// an error naming the file. A folder none of whose files carries an
+// identity (written by an amt before they were recorded) loads with
+// Legacy set; one that mixes such files with others is an error. It also fails when the folder holds neither a verdict table
+// nor an agent summary, and names the file of any result that cannot be
+// read. The configuration is only quoted, never parsed: what ran comes
+// from run.json.
+func Load(dir string) (*Experiment, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("plots: results folder: %w", err)
@@ -73,12 +106,31 @@ func Load(dir, configFile string) (*Experiment, error) {
 			return nil, fmt.Errorf("plots: %w", err)
 		}
 		e.Meta = &m
+		e.Legacy = m.Identity.IsZero()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	cp := filepath.Join(dir, record.ConfigFile)
+	if b, err := os.ReadFile(cp); err == nil {
+		if e.Meta != nil && !e.Legacy && record.SHA256(b) != e.Meta.ConfigSHA256 {
+			return nil, fmt.Errorf("plots: %s is not the configuration of %s (its sha256 differs from config_sha256): it was edited or left by another run; %s", cp, mp, rerun)
+		}
+		e.Config = b
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	vp := filepath.Join(dir, record.VerdictsFile)
-	if _, err := os.Stat(vp); err == nil {
-		if e.Verdicts, err = record.ReadVerdictsCSV(vp); err != nil {
+	if b, err := os.ReadFile(vp); err == nil {
+		switch {
+		case e.Meta == nil:
+			e.Unchecked = append(e.Unchecked, record.VerdictsFile)
+		case e.Legacy: // the caveat covers every file
+		case e.Meta.VerdictsSHA256 == "":
+			return nil, fmt.Errorf("plots: %s is not recorded in %s: it was left by another run; %s", vp, mp, rerun)
+		case record.SHA256(b) != e.Meta.VerdictsSHA256:
+			return nil, fmt.Errorf("plots: %s is not the table recorded in %s (its sha256 differs from verdicts_sha256): it was edited or left by another run; %s", vp, mp, rerun)
+		}
+		if e.Verdicts, err = record.DecodeVerdictsCSV(bytes.NewReader(b), vp); err != nil {
 			return nil, fmt.Errorf("plots: %w", err)
 		}
 		if len(e.Verdicts) == 0 {
@@ -87,12 +139,43 @@ func Load(dir, configFile string) (*Experiment, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
+	tp := filepath.Join(dir, record.TuneFile)
+	if _, err := os.Stat(tp); err == nil {
+		t, err := record.ReadTuning(tp)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		e.Tuning = &t
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	rp := filepath.Join(dir, record.RegressionFile)
+	if _, err := os.Stat(rp); err == nil {
+		r, err := record.ReadRegression(rp)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		e.Regression = &r
+		ap := filepath.Join(dir, record.VerdictsAfterFile)
+		if _, err := os.Stat(ap); err == nil {
+			if e.VerdictsAfter, err = record.ReadVerdictsCSV(ap); err != nil {
+				return nil, fmt.Errorf("plots: %w", err)
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
+	// first is the summary whose identity the other agents must share
+	// (in a folder without run.json).
+	var first string
 	for _, en := range entries { // ReadDir sorts by name
-		if !en.IsDir() || en.Name() == record.FiguresDir || en.Name() == record.TablesDir {
+		if !en.IsDir() || en.Name() == record.FiguresDir || en.Name() == record.TablesDir || strings.HasPrefix(en.Name(), ".") {
 			continue
 		}
 		sp := filepath.Join(dir, en.Name(), record.SummaryFile)
@@ -103,30 +186,53 @@ func Load(dir, configFile string) (*Experiment, error) {
 		if err != nil {
 			return nil, err
 		}
+		id := a.Summary.Identity
+		if e.Meta == nil && len(e.Agents) == 0 {
+			e.Legacy = id.IsZero()
+		}
+		switch {
+		case e.Meta != nil && id != e.Meta.Identity:
+			return nil, fmt.Errorf("plots: %s belongs to another run (%s) than %s (%s); %s", sp, id, mp, e.Meta.Identity, rerun)
+		case e.Meta == nil && len(e.Agents) > 0 && id != e.Agents[0].Summary.Identity:
+			return nil, fmt.Errorf("plots: %s belongs to another run (%s) than %s (%s); %s", sp, id, first, e.Agents[0].Summary.Identity, rerun)
+		}
+		if e.Meta != nil && !hasAgent(e.Meta, en.Name()) {
+			return nil, fmt.Errorf("plots: %s is not an agent of %s (agents %s): it was left by another run; delete it", filepath.Join(dir, en.Name()), mp, agentIDs(e.Meta))
+		}
+		if first == "" {
+			first = sp
+		}
 		e.Agents = append(e.Agents, a)
 	}
 	if e.Verdicts == nil && len(e.Agents) == 0 {
 		return nil, fmt.Errorf("plots: %s holds no results: want %s or <agent>/%s", dir, record.VerdictsFile, record.SummaryFile)
 	}
-	if configFile == "" {
-		for _, name := range []string{record.ConfigFile, "config.yml"} {
-			if p := filepath.Join(dir, name); fileExists(p) {
-				configFile = p
-				break
-			}
-		}
-	}
-	if configFile != "" {
-		if e.Config, err = os.ReadFile(configFile); err != nil {
-			return nil, fmt.Errorf("plots: config: %w", err)
-		}
-		e.ConfigFile = configFile
-	}
 	return e, nil
 }
 
+func hasAgent(m *record.Meta, id string) bool {
+	for _, a := range m.Agents {
+		if a.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func agentIDs(m *record.Meta) string {
+	var ids []string
+	for _, a := range m.Agents {
+		ids = append(ids, a.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// loadAgent reads an agent folder and checks that its files belong to the
+// run of its summary.json: timing.json carries the same identity, and the
+// progress logs are exactly those the summary lists, with their sha256.
 func loadAgent(dir string) (Agent, error) {
-	s, err := record.ReadSummary(filepath.Join(dir, record.SummaryFile))
+	sp := filepath.Join(dir, record.SummaryFile)
+	s, err := record.ReadSummary(sp)
 	if err != nil {
 		return Agent{}, fmt.Errorf("plots: %w", err)
 	}
@@ -151,7 +257,26 @@ func loadAgent(dir string) (Agent, error) {
 		files = append(files, seedFile{n, m})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].seed < files[j].seed })
+	for name := range s.Logs {
+		if _, ok := record.ParseLogFile(name); !ok {
+			return Agent{}, fmt.Errorf("plots: %s lists %q as a progress log: want seed-<n>.jsonl", sp, name)
+		}
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return Agent{}, fmt.Errorf("plots: %s lists the progress log %s, which is missing: %v", sp, name, err)
+		}
+	}
 	for _, f := range files {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return Agent{}, fmt.Errorf("plots: %w", err)
+		}
+		// An older amt's summary lists no logs: nothing to check them
+		// against (Load says so).
+		if want, ok := s.Logs[filepath.Base(f.path)]; !s.Identity.IsZero() && !ok {
+			return Agent{}, fmt.Errorf("plots: %s is not a log of the run of %s: it was left by another run; %s", f.path, sp, rerun)
+		} else if ok && record.SHA256(b) != want {
+			return Agent{}, fmt.Errorf("plots: %s is not the log %s records (its sha256 differs): it was edited or left by another run; %s", f.path, sp, rerun)
+		}
 		lines, err := record.ReadLog(f.path)
 		if err != nil {
 			return Agent{}, fmt.Errorf("plots: %w", err)
@@ -164,21 +289,10 @@ func loadAgent(dir string) (Agent, error) {
 	return a, nil
 }
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// readTiming fills in the runs' times from timing.json when summary.json
+// readTiming reads timing.json into a.Timing, checks that it belongs to
+// the summary's run and fills in the runs' times from it when summary.json
 // has none. A missing file is not an error.
 func (a *Agent) readTiming(path string) error {
-	timed := a.Summary.MeanDecisionUS > 0
-	for _, r := range a.Summary.Runs {
-		timed = timed || r.MeanIterationMS > 0
-	}
-	if timed {
-		return nil
-	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -186,13 +300,31 @@ func (a *Agent) readTiming(path string) error {
 	if err != nil {
 		return fmt.Errorf("plots: %w", err)
 	}
+	if tf.Identity != a.Summary.Identity {
+		return fmt.Errorf("plots: %s belongs to another run (%s) than its %s (%s); %s", path, tf.Identity, record.SummaryFile, a.Summary.Identity, rerun)
+	}
+	if len(tf.Runs) == 0 { // not timed
+		return nil
+	}
 	if len(tf.Runs) != len(a.Summary.Runs) {
 		return fmt.Errorf("plots: %s has %d runs, its %s %d", path, len(tf.Runs), record.SummaryFile, len(a.Summary.Runs))
 	}
 	for i, r := range tf.Runs {
-		if r.MeanIterationMS < 0 || math.IsNaN(r.MeanIterationMS) {
-			return fmt.Errorf("plots: %s: run %d: mean_iteration_ms %v is not a duration", path, i+1, r.MeanIterationMS)
+		for _, v := range []float64{r.MeanIterationMS, r.MeanDecisionUS, r.MeanLoadMS, r.MeanFeaturesMS, r.MeanChooseUS, r.MeanEvaluateMS, r.MeanUpdateUS} {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("plots: %s: run %d: a time of %v is not a duration", path, i+1, v)
+			}
 		}
+	}
+	a.Timing = &tf
+	timed := a.Summary.MeanDecisionUS > 0
+	for _, r := range a.Summary.Runs {
+		timed = timed || r.MeanIterationMS > 0
+	}
+	if timed {
+		return nil
+	}
+	for i, r := range tf.Runs {
 		a.Summary.Runs[i].MeanIterationMS = r.MeanIterationMS
 	}
 	a.Summary.MeanDecisionUS = tf.MeanDecisionUS

@@ -23,7 +23,7 @@ func TestRenderSyntheticLarge(t *testing.T) {
 	}
 	dir := filepath.Join(*keep, "rq1-synthetic")
 	synthExperiment(t, dir, 1017, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 50)
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestRenderSynthetic(t *testing.T) {
 	dir := t.TempDir()
 	synthExperiment(t, dir, 200, []uint64{1, 2, 3}, 20)
 	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: rq1-synthetic\nseeds: [1, 2, 3]\n"), 0o644)
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestRenderSynthetic(t *testing.T) {
 		return m
 	}
 	first := snapshot()
-	e2, err := Load(dir, "")
+	e2, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

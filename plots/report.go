@@ -3,7 +3,10 @@ package plots
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -44,7 +47,11 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 	if err := b.init(); err != nil {
 		return Output{}, err
 	}
-	for _, section := range sections {
+	list := sections
+	if e.Regression != nil {
+		list = regressionSections
+	}
+	for _, section := range list {
 		if err := ctx.Err(); err != nil {
 			return Output{}, fmt.Errorf("plots: %w", err)
 		}
@@ -78,7 +85,44 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 		return Output{}, fmt.Errorf("plots: %w", err)
 	}
 	out.Report = record.ReportFile
+	if err := removeStale(e.Dir, out); err != nil {
+		return Output{}, err
+	}
 	return out, nil
+}
+
+// outputExts are the extensions of the files Render writes into figures/
+// and tables/.
+var outputExts = map[string]bool{".png": true, ".svg": true, ".md": true, ".csv": true, ".tex": true}
+
+// removeStale deletes the figures and tables of earlier renders that this
+// one did not write (a section that no longer applies, a renamed agent), so
+// the folder never shows a figure of other results. Only files with the
+// extensions Render writes are touched.
+func removeStale(dir string, out Output) error {
+	keep := map[string]bool{}
+	for _, f := range append(append([]string(nil), out.Figures...), out.Tables...) {
+		keep[filepath.Clean(f)] = true
+	}
+	for _, sub := range []string{record.FiguresDir, record.TablesDir} {
+		ents, err := os.ReadDir(filepath.Join(dir, sub))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+		for _, en := range ents {
+			rel := filepath.Join(sub, en.Name())
+			if !en.Type().IsRegular() || keep[rel] || !outputExts[filepath.Ext(en.Name())] {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+				return fmt.Errorf("plots: removing the stale %s: %w", rel, err)
+			}
+		}
+	}
+	return nil
 }
 
 // sections are the report's sections in their order. Each is one file,
@@ -87,16 +131,27 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 // the results hold nothing for it. A new section is its file and one entry
 // here.
 var sections = []func(*builder) error{
-	(*builder).setup,      // section_setup.go: what ran
-	(*builder).perMR,      // section_per_mr.go: violation rate per MR (RQ1)
-	(*builder).perDegree,  // section_per_degree.go: violation rate per parameter value (RQ1, RQ2)
-	(*builder).table1,     // section_table1.go: effects per class (Table 1)
-	(*builder).runtime,    // section_runtime.go: runtime and accuracy (Table 2, RQ3)
-	(*builder).progress,   // section_progress.go: progress over iterations
-	(*builder).comparison, // section_comparison.go: agents against the oracles
-	(*builder).claims,     // section_claims.go: the numbers of the paper's text
-	(*builder).caveats,    // section_caveats.go: what differs from the paper (sections add to it)
-	(*builder).config,     // section_config.go: the configuration, verbatim
+	(*builder).setup,        // section_setup.go: what ran
+	(*builder).perMR,        // section_per_mr.go: violation rate per MR (RQ1)
+	(*builder).perDegree,    // section_per_degree.go: violation rate per parameter value (RQ1, RQ2)
+	(*builder).table1,       // section_table1.go: effects per class (Table 1)
+	(*builder).runtime,      // section_runtime.go: runtime and accuracy (Table 2, RQ3)
+	(*builder).progress,     // section_progress.go: progress over iterations
+	(*builder).comparison,   // section_comparison.go: agents against the oracles
+	(*builder).significance, // section_significance.go: means with confidence intervals, paired tests
+	(*builder).tune,         // section_tune.go: how amt tune chose the agents' options
+	(*builder).claims,       // section_claims.go: the numbers of the paper's text
+	(*builder).caveats,      // section_caveats.go: what differs from the paper (sections add to it)
+	(*builder).config,       // section_config.go: the configuration, verbatim
+}
+
+// regressionSections are the sections of a regression experiment's report:
+// its agents' runs span two SUTs, so the per-SUT sections do not apply.
+var regressionSections = []func(*builder) error{
+	(*builder).setup,
+	(*builder).regression, // section_regression.go: the SUT changes mid-stream
+	(*builder).caveats,
+	(*builder).config,
 }
 
 // builder accumulates the report's Markdown, figures and tables. Sections
@@ -162,6 +217,12 @@ func (b *builder) init() error {
 	}
 	b.labelled = b.detection || hasLabels(e)
 	b.paper = b.labelled && (e.Meta == nil || e.Meta.Data.Format == "" || paperDataFormats[e.Meta.Data.Format])
+	if e.Legacy {
+		b.caveat("No file of this folder carries a run identity (an amt that did not record them wrote it), so that they all come from one run (one configuration, one sweep, the same seeds) could not be checked; `amt run` again makes them checkable.")
+	}
+	for _, f := range e.Unchecked {
+		b.caveat("`%s` could not be checked against the agents' runs: the folder has no `%s` recording it.", f, record.MetaFile)
+	}
 	return nil
 }
 

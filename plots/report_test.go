@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func copyDir(t *testing.T, src string) string {
 func renderTiny(t *testing.T, opt Options) string {
 	t.Helper()
 	dir := copyDir(t, "testdata/tiny")
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +80,14 @@ func TestRenderTinyKnownAnswers(t *testing.T) {
 		// Runtime: cover 10 ms, random 5 ms (from timing.json). Unmodified
 		// accuracy pooled over cover's and random's runs: 9/12; modified:
 		// cover 2/8, random 2/4.
-		{"table2-runtime-accuracy", ",runtime cover (s),runtime random (s),accuracy unmodified (%),accuracy cover (%),accuracy random (%)\n" +
-			"ours,0.010,0.005,75.00,25.00,50.00\n" +
-			"paper,0.1,0.06,96.60,54.00,72.90\n"},
+		{"table2-runtime-accuracy", ",seeds × iterations,runtime cover (s),runtime random (s),cover / random,accuracy unmodified (%),accuracy cover (%),accuracy random (%)\n" +
+			"ours,\"2 × 4 (cover), 1 × 4 (random)\",0.010,0.005,2.00,75.00,25.00,50.00\n" +
+			"paper,\"10 × 10,000\",0.1,0.06,1.67,96.60,54.00,72.90\n"},
+		// The components from both agents' timing.json: iteration =
+		// features + choose + evaluate + update (random: no features).
+		{"runtime-components", "agent,mode,iteration (ms),features (ms),choose (µs),evaluate (ms),update (µs),\"load image (ms, not in the iteration)\",iteration / random's\n" +
+			"cover,online,10.00,4.00,400.00,5.20,400.00,1.00,2.00\n" +
+			"random,online,5.00,0.00,1.00,5.00,1.00,1.00,1.00\n"},
 		{"runtime-accuracy-per-agent", "agent,mode,runs,iterations,ms per iteration,µs per decision,accuracy unmodified (%),accuracy modified (%),violation rate (%)\n" +
 			"cover,online,2,8,10.00,800.00,75.00,25.00,50.00\n" +
 			"random,online,1,4,5.00,2.00,75.00,50.00,25.00\n"},
@@ -127,7 +133,7 @@ func TestRenderTable1AvgIsClassMean(t *testing.T) {
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +170,7 @@ func TestRenderPrimary(t *testing.T) {
 	if strings.Join(order, ";") != "Blur;Shear;Flip U/D;Rotation" {
 		t.Errorf("order %v", order)
 	}
-	e, _ := Load(dir, "")
+	e, _ := Load(dir)
 	if _, err := Render(context.Background(), e, Options{Primary: "nosuch"}); err == nil || !strings.Contains(err.Error(), `"nosuch" not found`) {
 		t.Errorf("unknown primary: %v", err)
 	}
@@ -172,7 +178,7 @@ func TestRenderPrimary(t *testing.T) {
 
 func TestRenderCancelled(t *testing.T) {
 	dir := copyDir(t, "testdata/tiny")
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +189,41 @@ func TestRenderCancelled(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, record.ReportFile)); err == nil {
 		t.Error("a cancelled render wrote the report")
+	}
+}
+
+// testID is the run identity of the hand-written result files of these
+// tests; idJSON is its fields in JSON.
+var (
+	testID = record.Identity{ConfigSHA256: strings.Repeat("ab", 32), SweepKey: "test"}
+	idJSON = `"config_sha256":"` + testID.ConfigSHA256 + `","sweep_key":"test",`
+)
+
+// logsJSON is the "logs" field of a summary listing the given progress
+// logs (name, content pairs).
+func logsJSON(nameContent ...string) string {
+	var parts []string
+	for i := 0; i < len(nameContent); i += 2 {
+		parts = append(parts, fmt.Sprintf("%q:%q", nameContent[i], record.SHA256([]byte(nameContent[i+1]))))
+	}
+	return `"logs":{` + strings.Join(parts, ",") + `},`
+}
+
+// writeRunJSON writes m as the run.json of the tiny folder copied to dir,
+// with the identity of its agents and the sha256 of its files.
+func writeRunJSON(t *testing.T, dir string, m record.Meta) {
+	t.Helper()
+	s, err := record.ReadSummary(filepath.Join(dir, "cover", record.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Identity = s.Identity
+	if m.VerdictsSHA256, err = record.FileSHA256(filepath.Join(dir, record.VerdictsFile)); err != nil {
+		t.Fatal(err)
+	}
+	m.Agents = []record.AgentMeta{{ID: "cover", Name: "cover"}, {ID: "random", Name: "random"}}
+	if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), m); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -204,28 +245,53 @@ func TestLoadErrors(t *testing.T) {
 		{"bad table", map[string]string{"sweep.csv": "image,mr,param,violation\n0,blur,,maybe\n"}, `sweep.csv:2: column "violation"`},
 		{"header only", map[string]string{"sweep.csv": "image,mr,param,violation\n"}, "no rows"},
 		{"bad summary", map[string]string{"cover/summary.json": `{"agent":"cover","runs":[],"extra":1}`}, "extra"},
-		{"bad log name", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-x.jsonl": ""}, "seed-x.jsonl"},
-		{"empty log", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "\n"}, "seed-1.jsonl is empty"},
-		{"bad log line", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "{\"iteration\":1}\n{oops\n"}, "seed-1.jsonl:2"},
-		{"timing mismatch", map[string]string{"cover/summary.json": `{"agent":"cover","scenario":"h","runs":[{"seed":1,"iterations":1,"violations":0,"arms":{},"params":{},"original_score":0,"modified_score":0}]}`,
-			"cover/timing.json": `{"runs":[]}`}, "timing.json has 0 runs"},
+		{"bad log name", map[string]string{"cover/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-x.jsonl": ""}, "seed-x.jsonl"},
+		{"empty log", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "\n") + `"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "\n"}, "seed-1.jsonl is empty"},
+		{"bad log line", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "{\"iteration\":1}\n{oops\n") + `"agent":"cover","scenario":"h","runs":[]}`, "cover/seed-1.jsonl": "{\"iteration\":1}\n{oops\n"}, "seed-1.jsonl:2"},
+		{"timing mismatch", map[string]string{"cover/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[{"seed":1,"iterations":1,"violations":0,"arms":{},"params":{},"original_score":0,"modified_score":0}]}`,
+			"cover/timing.json": `{` + idJSON + `"runs":[{},{}]}`}, "timing.json has 2 runs"},
+		// Files that do not belong together.
+		{"an older amt's agent beside", map[string]string{"a/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[]}`,
+			"b/summary.json": `{"agent":"cover","scenario":"h","runs":[]}`}, "b/summary.json belongs to another run (no run identity (written by an older amt)) than"},
+		{"stale log", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "{}\n") + `"agent":"cover","scenario":"h","runs":[]}`,
+			"cover/seed-1.jsonl": "{}\n", "cover/seed-2.jsonl": "{}\n"}, "cover/seed-2.jsonl is not a log of the run of"},
+		{"changed log", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "{}\n") + `"agent":"cover","scenario":"h","runs":[]}`,
+			"cover/seed-1.jsonl": "{\"iteration\":2}\n"}, "cover/seed-1.jsonl is not the log"},
+		{"missing log", map[string]string{"cover/summary.json": `{` + idJSON + logsJSON("seed-1.jsonl", "{}\n", "seed-2.jsonl", "{}\n") + `"agent":"cover","scenario":"h","runs":[]}`,
+			"cover/seed-1.jsonl": "{}\n"}, "lists the progress log seed-2.jsonl, which is missing"},
+		{"timing of another run", map[string]string{"cover/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[]}`,
+			"cover/timing.json": `{"config_sha256":"cd","sweep_key":"test","runs":[]}`}, "timing.json belongs to another run (config cd, sweep test)"},
+		{"agents of two runs", map[string]string{"a/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[]}`,
+			"b/summary.json": `{"config_sha256":"cd","sweep_key":"test","agent":"cover","scenario":"h","runs":[]}`}, "b/summary.json belongs to another run (config cd, sweep test) than"},
+		{"old run.json", map[string]string{"run.json": `{"experiment":"x","case_study":"classification","scenario":{"name":"s","variants":["a"]}}`,
+			"cover/summary.json": `{` + idJSON + `"agent":"cover","scenario":"h","runs":[]}`}, "cover/summary.json belongs to another run (config ab"},
+		{"agent of another run", map[string]string{"run.json": `{` + idJSON + `"experiment":"x","case_study":"classification","scenario":{"name":"s","variants":["a"]},"agents":[{"id":"cover","name":"cover"}]}`,
+			"cover/summary.json": `{"config_sha256":"cd","sweep_key":"test","agent":"cover","scenario":"h","runs":[]}`}, "cover/summary.json belongs to another run (config cd, sweep test) than"},
+		{"agent not in run.json", map[string]string{"run.json": `{` + idJSON + `"experiment":"x","case_study":"classification","scenario":{"name":"s","variants":["a"]},"agents":[{"id":"cover","name":"cover"}]}`,
+			"random/summary.json": `{` + idJSON + `"agent":"random","scenario":"h","runs":[]}`}, "random is not an agent of"},
+		{"edited config", map[string]string{"run.json": `{` + idJSON + `"experiment":"x","case_study":"classification","scenario":{"name":"s","variants":["a"]}}`,
+			"config.yaml": "name: x\n"}, "config.yaml is not the configuration of"},
+		{"unrecorded table", map[string]string{"run.json": `{` + idJSON + `"experiment":"x","case_study":"classification","scenario":{"name":"s","variants":["a"]}}`,
+			"sweep.csv": "image,mr,param,violation\n0,blur,,1\n"}, "sweep.csv is not recorded in"},
+		{"other table", map[string]string{"run.json": `{` + idJSON + `"verdicts_sha256":"ef","experiment":"x","case_study":"classification","scenario":{"name":"s","variants":["a"]}}`,
+			"sweep.csv": "image,mr,param,violation\n0,blur,,1\n"}, "sweep.csv is not the table recorded in"},
 	} {
 		dir := t.TempDir()
 		for n, c := range tc.files {
 			write(dir, n, c)
 		}
-		_, err := Load(dir, "")
+		_, err := Load(dir)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want error containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "missing"), ""); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := Load(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing folder: %v", err)
 	}
 	// A summary without a scenario is rejected when rendering.
 	dir := t.TempDir()
-	write(dir, "cover/summary.json", `{"agent":"cover","runs":[]}`)
-	e, err := Load(dir, "")
+	write(dir, "cover/summary.json", `{`+idJSON+`"agent":"cover","runs":[]}`)
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,10 +307,10 @@ func TestRenderFlatScenario(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, record.VerdictsFile), []byte("image,mr,param,pred_original,pred_transformed,violation,label\n"+
 		"0,rotation,-10,0,0,0,0\n0,rotation,10,0,3,1,0\n1,rotation,-10,1,2,1,1\n1,rotation,10,1,4,1,1\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "cover"), 0o755)
-	os.WriteFile(filepath.Join(dir, "cover", record.SummaryFile), []byte(`{"agent":"cover","scenario":"rotation","mode":"replay","runs":[
+	os.WriteFile(filepath.Join(dir, "cover", record.SummaryFile), []byte(`{`+idJSON+`"agent":"cover","scenario":"rotation","mode":"replay","runs":[
 		{"seed":1,"iterations":2,"violations":2,"arms":{"rotation:10":{"count":2,"violations":2}},"params":{},"original_score":2,"modified_score":0},
 		{"seed":2,"iterations":2,"violations":1,"arms":{"rotation:-10":{"count":1,"violations":0},"rotation:10":{"count":1,"violations":1}},"params":{},"original_score":2,"modified_score":1}]}`), 0o644)
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +319,7 @@ func TestRenderFlatScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
-	for _, w := range []string{"(RQ2: robustness boundaries)", "No configuration file"} {
+	for _, w := range []string{"(RQ2: robustness boundaries)", "No configuration snapshot (`config.yaml`) was found"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("report lacks %q", w)
 		}
@@ -279,7 +345,7 @@ func TestRenderFlatScenario(t *testing.T) {
 // and per-degree figures cope with angles no agent chose.
 func TestRenderDetectionTiny(t *testing.T) {
 	dir := copyDir(t, "testdata/detection-tiny")
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +384,7 @@ func TestRenderDetectionOnlineWithoutTable(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "sweep.csv")); err != nil {
 		t.Fatal(err)
 	}
-	e, err := Load(dir, "")
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,10 +438,8 @@ func TestRenderWithMeta(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyDir(t, "testdata/tiny")
-			if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), tc.meta); err != nil {
-				t.Fatal(err)
-			}
-			e, err := Load(dir, "")
+			writeRunJSON(t, dir, tc.meta)
+			e, err := Load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -407,7 +471,7 @@ func TestRenderWithMeta(t *testing.T) {
 	// A broken run.json is an error naming it.
 	dir = copyDir(t, "testdata/tiny")
 	os.WriteFile(filepath.Join(dir, record.MetaFile), []byte(`{"experiment":"x","case_study":"nope","scenario":{"name":"s","variants":["a"]}}`), 0o644)
-	if _, err := Load(dir, ""); err == nil || !strings.Contains(err.Error(), "run.json") {
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "run.json") {
 		t.Errorf("bad run.json: %v", err)
 	}
 }
@@ -437,10 +501,8 @@ func TestRenderUnlabelledFolder(t *testing.T) {
 			Arms: []record.ArmMeta{{Name: "blur", Action: "blur"}, {Name: "flipud", Action: "flipud"},
 				{Name: "rotation", Action: "rotation", Values: []float64{-10, 10}}, {Name: "shear", Action: "shear", Values: []float64{-20, 20}}}},
 	}
-	if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), meta); err != nil {
-		t.Fatal(err)
-	}
-	e, err := Load(dir, "")
+	writeRunJSON(t, dir, meta)
+	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,5 +550,118 @@ func TestRenderUnlabelledFolder(t *testing.T) {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("labelled report lacks %q", want)
 		}
+	}
+}
+
+// TestRenderRemovesStaleOutputs: a render deletes the figures and tables
+// an earlier render wrote that it does not write, and nothing else.
+func TestRenderRemovesStaleOutputs(t *testing.T) {
+	dir := renderTiny(t, Options{})
+	stale := []string{"figures/old.png", "figures/old.svg", "tables/gone.csv", "tables/gone.md", "tables/gone.tex"}
+	kept := []string{"figures/notes.txt", "tables/README"}
+	for _, f := range append(append([]string(nil), stale...), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Render(context.Background(), e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range stale {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there (%v)", f, err)
+		}
+	}
+	for _, f := range append(append(kept, out.Figures...), out.Tables...) {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestRenderQuotesSnapshot: the Configuration section quotes the folder's
+// config.yaml and gives the sha256 run.json records.
+func TestRenderQuotesSnapshot(t *testing.T) {
+	dir := copyDir(t, "testdata/detection-tiny")
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	cfg, _ := os.ReadFile(filepath.Join(dir, record.ConfigFile))
+	want := "The configuration these results were made with (`config.yaml`, the snapshot saved by amt sweep and amt run; sha256 `" +
+		record.SHA256(cfg) + "`, as `run.json` records):\n\n```yaml\n" + string(cfg)
+	if !strings.Contains(string(report), want) {
+		t.Errorf("report lacks\n%s", want)
+	}
+}
+
+// TestLoadLegacyFolder: a folder none of whose files carries a run
+// identity (an older amt's), with or without its run.json, still loads and
+// renders, with a caveat that its files could not be checked; its logs are
+// read as before.
+func TestLoadLegacyFolder(t *testing.T) {
+	for _, withMeta := range []bool{false, true} {
+		t.Run(fmt.Sprintf("run.json %v", withMeta), func(t *testing.T) {
+			dir := copyDir(t, "testdata/tiny")
+			for _, p := range []string{"cover/summary.json", "random/summary.json", "random/timing.json", "cover/timing.json"} {
+				path := filepath.Join(dir, p)
+				b, err := os.ReadFile(path)
+				if errors.Is(err, os.ErrNotExist) {
+					continue
+				}
+				var lines []string
+				for _, l := range strings.Split(string(b), "\n") {
+					if !strings.Contains(l, `"config_sha256"`) && !strings.Contains(l, `"sweep_key"`) && !strings.Contains(l, `"logs"`) {
+						lines = append(lines, l)
+					}
+				}
+				if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if withMeta {
+				// An older amt's run.json: the agents, no identity, no
+				// sha256 of sweep.csv; config.yaml beside it unchecked.
+				m := record.Meta{Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+					SUT:      record.File{Path: "/x/my.onnx", SHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+					Features: record.FeaturesMeta{Kind: "phash"},
+					Data:     record.DataMeta{Format: "folder", File: record.File{Path: "/x/photos", SHA256: "ab"}, Images: 4},
+					Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "flipud", "rotation:-10", "rotation:10", "shear:-20", "shear:20"},
+						Arms: []record.ArmMeta{{Name: "blur", Action: "blur"}, {Name: "flipud", Action: "flipud"},
+							{Name: "rotation", Action: "rotation", Values: []float64{-10, 10}}, {Name: "shear", Action: "shear", Values: []float64{-20, 20}}}},
+					Agents: []record.AgentMeta{{ID: "cover", Name: "cover"}, {ID: "random", Name: "random"}}}
+				if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !e.Legacy || len(e.Agents) != 2 || len(e.Agents[0].Logs) == 0 || (e.Meta != nil) != withMeta {
+				t.Fatalf("legacy %v, %d agents, run.json %v", e.Legacy, len(e.Agents), e.Meta != nil)
+			}
+			if _, err := Render(context.Background(), e, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+			if !strings.Contains(string(report), "No file of this folder carries a run identity") {
+				t.Error("no caveat about the unchecked folder")
+			}
+		})
+	}
+	// A fresh tiny folder has identities: no such caveat.
+	fresh, _ := os.ReadFile(filepath.Join(renderTiny(t, Options{}), record.ReportFile))
+	if strings.Contains(string(fresh), "No file of this folder carries a run identity") {
+		t.Error("caveat in a folder with identities")
 	}
 }

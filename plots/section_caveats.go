@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/plots/analysis"
@@ -52,16 +53,24 @@ func (b *builder) caveats() error {
 		}
 		cs = append(cs, data+" are not one of the paper's data sets, so the paper's numbers have no counterpart here: its Table 1 and Table 2 values and the statements of its text are left out.")
 	}
-	switch {
-	case m != nil && m.Features.Kind == "phash":
-		cs = append(cs, "Context features are a 256-bit perceptual hash (pHash), the alternative the paper tried and found not expressive enough; the paper's results used 512 ResNet-18 features.")
-	case m == nil || (m.Features.Model != nil && m.Features.Model.SHA256 == features512SHA256):
-		cs = append(cs, "Context features (amt's default) come from a 512-d SqueezeNet-1.1 trunk (global-average-pooled, fine-tuned on CIFAR-10), standing in for the paper's ImageNet ResNet-18 (512-d), which cannot be obtained here; the original also added an unseeded random fc bias to every feature.")
+	if c := featuresCaveat(m, b.detection); c != "" {
+		cs = append(cs, c)
 	}
 	for _, a := range b.e.Agents {
 		if a.Summary.Agent == "cover" || a.Name == "cover" {
 			cs = append(cs, "Agent `cover` reproduces Vowpal Wabbit 8.6.1's cover as the original ran it (`--cover 3 --nn 16`, DR, ψ = 1): `--epsilon 0.1` has no effect there and at most 3 arms have non-zero probability; `cover-modern` follows later VW semantics (original-implementation.md §1, vw-cover-dr-nn.md).")
 			break
+		}
+	}
+	if m != nil {
+		var seeded []string
+		for _, a := range m.Agents {
+			if a.Name != "random" && a.Name != "ucb1" && a.Name != "linucb" && (a.Options["seed"] == "" || a.Options["seed"] == "run") {
+				seeded = append(seeded, "`"+a.ID+"`")
+			}
+		}
+		if len(seeded) > 0 {
+			cs = append(cs, fmt.Sprintf("Agents %s seed their internal randomness (the networks' initialisation) from each run's seed, one stream per bandit. The original never seeded Vowpal Wabbit: every run, main and parameter bandits alike, used VW's default seed 0, so its runs differed only in image order and sampling; the agent option `seed: 0` does the same.", strings.Join(seeded, ", ")))
 		}
 	}
 	if b.e.Verdicts != nil {
@@ -72,7 +81,7 @@ func (b *builder) caveats() error {
 		timed = timed || analysis.AccuracyOf(a.Summary.Runs).MeanIterationMS > 0
 	}
 	if timed {
-		cs = append(cs, "Runtimes depend on the machine: the paper's ran on a cluster with PyTorch/TensorFlow, ours on a shared CPU in pure Go; compare the ratio of agent to random, not absolute times.")
+		cs = append(cs, "Runtimes depend on the machine: the paper's ran on a cluster with PyTorch/TensorFlow, ours on a shared CPU in pure Go; compare the ratio of agent to random (both timed as the original timed them: features only for agents that read them, image loading excluded), not absolute times.")
 	}
 	cs = append(cs, b.caveatsOf...)
 	cs = append(cs, b.opt.Notes...)
@@ -81,4 +90,32 @@ func (b *builder) caveats() error {
 	}
 	b.p("\n")
 	return nil
+}
+
+// featuresCaveat says where the context features came from and how that
+// differs from the paper's independent ImageNet ResNet-18 (512-d).
+func featuresCaveat(m *record.Meta, detection bool) string {
+	const original = " (The original also added an unseeded random fc bias to every feature.)"
+	tensor := func(f record.FeaturesMeta) string {
+		if f.Output == "" {
+			return "the output"
+		}
+		return "tensor `" + f.Output + "`"
+	}
+	switch {
+	case m != nil && m.Features.Kind == "phash":
+		return "Context features are a 256-bit perceptual hash (pHash), the alternative the paper tried and found not expressive enough; the paper's results used 512 ResNet-18 features."
+	case m != nil && m.Features.Kind == "none":
+		return "There are no context features (a constant 1): the agents cannot tell images apart, unlike the paper's, which saw 512 ResNet-18 features."
+	case m == nil || m.Features.Model == nil:
+		return ""
+	case m.Features.Model.SHA256 == features512SHA256 && m.Features.Output == "" && !detection && m.SUT.SHA256 == paperSUTSHA256:
+		return "Context features come from the SUT itself: amt's default feature model is the trunk of the very SqueezeNet-1.1 under test (its last Fire module, global-average-pooled — bit for bit the SUT's penultimate layer), so the agents see white-box information that the paper's independent ImageNet ResNet-18 (512-d, which cannot be obtained here) did not give. `make ablations` compares them with features of an independent network (ResNet-56, 64-d), pHash and none." + original
+	case m.Features.Model.SHA256 == features512SHA256 && m.Features.Output == "":
+		return "Context features come from a 512-d SqueezeNet-1.1 trunk (global-average-pooled, fine-tuned on CIFAR-10; not part of this SUT), standing in for the paper's ImageNet ResNet-18 (512-d), which cannot be obtained here." + original
+	case m.Features.Model.SHA256 == m.SUT.SHA256:
+		return fmt.Sprintf("Context features are %s of the SUT's own model %s: the agents see white-box information about the model they test, which the paper's independent ResNet-18 features did not give.", tensor(m.Features), filepath.Base(m.Features.Model.Path))
+	default:
+		return fmt.Sprintf("Context features are %s of %s (sha256 %.12s…), a network other than the SUT, in place of the paper's ImageNet ResNet-18 (512-d).", tensor(m.Features), filepath.Base(m.Features.Model.Path), m.Features.Model.SHA256)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/plots/analysis"
 )
 
@@ -34,7 +35,7 @@ func (b *builder) claims() error {
 				if len(b.primary.Summary.Runs) > 0 {
 					its = b.primary.Summary.Runs[0].Iterations
 				}
-				ours = fmt.Sprintf("%d seeds of %d iterations (`%s`)", len(b.primary.Summary.Runs), its, b.primary.Name)
+				ours = fmt.Sprintf("%s of %s (`%s`)", plural.Count(len(b.primary.Summary.Runs), "seed"), plural.Count(its, "iteration"), b.primary.Name)
 			}
 		case "variants":
 			if b.e.Verdicts != nil {

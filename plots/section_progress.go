@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/plots/analysis"
 )
 
@@ -67,7 +68,7 @@ func (b *builder) progress() error {
 		if len(rows) > 0 {
 			series = append(series, lineSeries{Name: "failure rate, baseline", X: xs, Y: flat(analysis.BaselineOverall(rows).Rate()), Dashed: true, Color: &failCol})
 		}
-		f, err := lineChart("progress-"+a.Name, fmt.Sprintf("%s: %s, %d seeds", b.e.Name, a.Name, pr.Seeds), "iteration", "%", series, 0, 100, false, halfWidth)
+		f, err := lineChart("progress-"+a.Name, fmt.Sprintf("%s: %s, %s", b.e.Name, a.Name, plural.Count(pr.Seeds, "seed")), "iteration", "%", series, 0, 100, false, halfWidth)
 		if err != nil {
 			return err
 		}

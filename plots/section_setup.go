@@ -24,7 +24,10 @@ func (b *builder) setup() error {
 	} else {
 		b.p("- No exhaustive verdict table (`%s`) in this folder: baseline columns and oracles are left out.\n", record.VerdictsFile)
 	}
-	if b.primary != nil {
+	if e.VerdictsAfter != nil {
+		b.p("- Exhaustive verdict table of the SUT after the change (`%s`): %d images × %d variants = %d rows\n", record.VerdictsAfterFile, analysis.Images(e.VerdictsAfter), analysis.Variants(e.VerdictsAfter), len(e.VerdictsAfter))
+	}
+	if b.primary != nil && e.Regression == nil {
 		b.p("- Agent compared with the baseline in the figures: `%s`\n", b.primary.Name)
 	}
 	b.p("\n")

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -52,6 +51,9 @@ func synthProb(v record.Verdict, label int) float64 {
 	return 0
 }
 
+// synthID is the run identity of synthExperiment's agents.
+var synthID = record.Identity{ConfigSHA256: record.SHA256([]byte("synthetic")), SweepKey: "synthetic"}
+
 // synthExperiment writes a synthetic hierarchical experiment to dir: an
 // exhaustive table over images, and agents "cover" (a non-contextual
 // epsilon-greedy stand-in that learns which variants fail) and "random",
@@ -82,6 +84,10 @@ func synthExperiment(t testing.TB, dir string, images int, seeds []uint64, logEv
 		t.Fatal(err)
 	}
 	for _, agent := range []string{"cover", "random"} {
+		folder, err := record.CreateAgentFolder(filepath.Join(dir, agent), synthID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		sum := record.Summary{Agent: agent, Scenario: "hierarchical", Mode: "online", MeanDecisionUS: 900}
 		if agent == "random" {
 			sum.MeanDecisionUS = 3
@@ -141,11 +147,11 @@ func synthExperiment(t testing.TB, dir string, images int, seeds []uint64, logEv
 				}
 			}
 			sum.Runs = append(sum.Runs, run)
-			if err := record.WriteLog(filepath.Join(dir, agent, fmt.Sprintf("seed-%d.jsonl", seed)), lines); err != nil {
+			if err := folder.WriteLog(seed, lines); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := record.WriteSummary(filepath.Join(dir, agent, record.SummaryFile), sum); err != nil {
+		if err := folder.Commit(sum, record.Timing{Agent: agent}); err != nil {
 			t.Fatal(err)
 		}
 	}

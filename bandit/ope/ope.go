@@ -31,9 +31,12 @@ type Record struct {
 	Cost    float64   `json:"cost"`
 }
 
-// ReadJSONL reads records, one JSON object per line (blank lines skipped).
-// Every record must have the same context dimension, an arm >= 0, a
-// probability in (0, 1] and a finite cost; errors name the line.
+// ReadJSONL reads records, one JSON object per line (blank lines skipped):
+// {"context": [...], "arm": K, "prob": P, "cost": C}, plus the descriptive
+// fields of amt's decision logs (seed, iteration, image, variant,
+// violated), which are ignored; any other field is an error. Every record
+// must have the same context dimension, an arm >= 0, a probability in
+// (0, 1] and a finite cost; errors name the line.
 func ReadJSONL(r io.Reader) ([]Record, error) {
 	var recs []Record
 	sc := bufio.NewScanner(r)
@@ -50,6 +53,13 @@ func ReadJSONL(r io.Reader) ([]Record, error) {
 			Arm     *int      `json:"arm"`
 			Prob    *float64  `json:"prob"`
 			Cost    *float64  `json:"cost"`
+			// Descriptive fields of amt's decision logs (amt run
+			// -log-decisions), accepted and ignored.
+			Seed      uint64 `json:"seed"`
+			Iteration int    `json:"iteration"`
+			Image     int    `json:"image"`
+			Variant   string `json:"variant"`
+			Violated  bool   `json:"violated"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()

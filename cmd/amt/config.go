@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // cmdConfig prints the configuration reference, or checks configuration
@@ -20,7 +21,7 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 	}
 	if *ref {
 		if fs.NArg() > 0 {
-			return fmt.Errorf("config: -ref takes no files, got %q", fs.Args())
+			return usagef("config: -ref takes no files, got %q", fs.Args())
 		}
 		_, err := fmt.Fprint(env.stdout, experiments.ConfigReference())
 		return err
@@ -40,8 +41,8 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 		for i, a := range c.Agents {
 			ids[i] = a.ID
 		}
-		fmt.Fprintf(env.stdout, "%s: ok: %s, %s %s, scenario %s, agents %s, %d seeds\n",
-			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), len(c.Seeds))
+		fmt.Fprintf(env.stdout, "%s: ok: %s, %s %s, scenario %s, agents %s, %s\n",
+			f, c.Name, c.CaseStudy, c.Mode, c.Scenario.Name, strings.Join(ids, ", "), plural.Count(len(c.Seeds), "seed"))
 	}
 	return errors.Join(errs...)
 }

@@ -35,7 +35,7 @@ func cmdData(ctx context.Context, env *cliEnv, args []string) error {
 		return nil
 	}
 	usage(env.stderr)
-	return fmt.Errorf("data: unknown subcommand %q (want fetch or inspect)", args[0])
+	return usagef("data: unknown subcommand %q (want fetch or inspect)", args[0])
 }
 
 func dataFetch(ctx context.Context, env *cliEnv, args []string) error {
@@ -78,10 +78,11 @@ func isTerminal(w io.Writer) bool {
 }
 
 func dataInspect(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "data inspect", "[-format cifar10|coco|folder] [-images DIR] [-check] FILE|DIR")
+	fs := newFlagSet(env, "data inspect", "[-format cifar10|coco|folder] [-images DIR] [-check] [-max-pixels N] FILE|DIR")
 	format := fs.String("format", "", "data set format (default: a folder is \"folder\", a .json file \"coco\", any other file \"cifar10\")")
 	images := fs.String("images", "", "COCO image folder (default: found next to the JSON file)")
 	check := fs.Bool("check", false, "decode every image and report the ones that fail")
+	maxPixels := fs.Int64("max-pixels", data.DefaultMaxPixels, "the image budget: images of more pixels (width × height) are refused")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func dataInspect(ctx context.Context, env *cliEnv, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("data inspect: want one FILE or DIR, got %d arguments", fs.NArg())
 	}
-	src, err := data.Open(data.Spec{Format: *format, Path: fs.Arg(0), Images: *images})
+	src, err := data.Open(data.Spec{Format: *format, Path: fs.Arg(0), Images: *images, MaxPixels: *maxPixels})
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,12 @@ type process struct {
 // TestMain), killing it after a minute.
 func runAmt(t *testing.T, args ...string) process {
 	t.Helper()
+	return runAmtFor(t, time.Minute, args...)
+}
+
+// runAmtFor is runAmt killing the child after limit.
+func runAmtFor(t *testing.T, limit time.Duration, args ...string) process {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +55,7 @@ func runAmt(t *testing.T, args ...string) process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
 	err = cmd.Wait()
 	timer.Stop()
 	p := process{code: cmd.ProcessState.ExitCode(), stderr: stderr.String(), elapsed: time.Since(start)}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gorgonia.org/tensor"
 
@@ -18,18 +19,21 @@ import (
 
 // cmdInfer runs an ONNX model on raw float32 input:
 //
-//	amt infer -model M.onnx -input X.f32 -shape N,C,H,W -out Y.f32 [-batch B] [-max-memory 2GiB]
+//	amt infer -model M.onnx -input X.f32 -shape N,C,H,W -out Y.f32 [-batch B] [-max-memory 2GiB] [-device D]
 //
 // It writes every graph output, in graph-output order, concatenated per
 // batch, as float32 little-endian. A model whose run of B images would
 // plan more than -max-memory (weights, activations, inputs and outputs;
 // see nn.LoadOptions) is refused before anything is allocated for it.
+// -device cuda runs the model on an NVIDIA GPU (a binary built with -tags
+// gpu), -device cuda,cpu falls back to the CPU when the GPU fails (see
+// nn.LoadOptions); device events go to stderr.
 //
 // With -check M.onnx it runs nothing: it prints the model's operators,
 // whether amt implements them, and the memory planned for a batch of
 // -batch images (see checkModel).
 func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "infer", "-model M.onnx -input X.f32 -shape N,C,H,W -out Y.f32 [-batch B] [-max-memory SIZE]\n       amt infer -check M.onnx [-batch B]")
+	fs := newFlagSet(env, "infer", "-model M.onnx -input X.f32 -shape N,C,H,W -out Y.f32 [-batch B] [-max-memory SIZE] [-device D]\n       amt infer -check M.onnx [-batch B]")
 	check := fs.String("check", "", "print the operators of ONNX model `file` (supported or not), its inputs and outputs and the memory planned for -batch images (default 1), and run nothing")
 	model := fs.String("model", "", "ONNX model `file`")
 	input := fs.String("input", "", "input `file`: float32 little-endian, C order, of the given shape")
@@ -38,11 +42,12 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 	batch := fs.Int("batch", 0, "images per run (0: all at once)")
 	maxMem := byteSize(nn.DefaultMaxBytes)
 	fs.Var(&maxMem, "max-memory", "most memory a run may plan: weights, activations, inputs and outputs (`size`: bytes, or with KiB, MiB, GiB)")
+	device := fs.String("device", "cpu", "where the model runs: "+strings.Join(nn.DeviceNames(), ", ")+" (cuda needs a binary built with -tags gpu)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("infer: unexpected arguments %q", fs.Args())
+		return usagef("infer: unexpected arguments %q", fs.Args())
 	}
 	if *check != "" {
 		return checkModel(env, *check, *batch, int64(maxMem))
@@ -54,21 +59,25 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if *batch < 0 {
-		return fmt.Errorf("infer: -batch %d: must be ≥ 0", *batch)
+		return usagef("infer: -batch %d: must be ≥ 0", *batch)
+	}
+	if err := nn.CheckDevice(*device); err != nil {
+		return fmt.Errorf("infer: -device: %w", err)
 	}
 	shape, err := parseShape(*shapeStr)
 	if err != nil {
-		return fmt.Errorf("infer: -shape %q: %w", *shapeStr, err)
+		return usagef("infer: -shape %q: %w", *shapeStr, err)
 	}
 	n := shape[0]
 	b := *batch
 	if b == 0 || b > n {
 		b = n
 	}
-	m, err := nn.LoadWith(*model, nn.LoadOptions{MaxBytes: int64(maxMem), Batch: b})
+	m, err := nn.LoadWith(*model, nn.LoadOptions{MaxBytes: int64(maxMem), Batch: b, Device: *device, Logf: stderrLog(env, "infer")})
 	if err != nil {
 		return fmt.Errorf("infer: %w", err)
 	}
+	defer m.Close()
 	ins := m.Inputs()
 	if len(ins) != 1 {
 		return fmt.Errorf("infer: model %s has %d inputs; infer supports single-input models", *model, len(ins))
@@ -121,7 +130,7 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 	for _, o := range m.Outputs() {
 		names = append(names, fmt.Sprintf("%s %v", o.Name, o.Shape))
 	}
-	fmt.Fprintf(env.stdout, "wrote %s: outputs %s for %d inputs in batches of %d\n", *out, strings.Join(names, ", "), n, b)
+	fmt.Fprintf(env.stdout, "wrote %s: outputs %s for %d inputs in batches of %d on %s\n", *out, strings.Join(names, ", "), n, b, m.Device())
 	return nil
 }
 
@@ -212,4 +221,15 @@ func (s byteSize) String() string {
 		}
 	}
 	return strconv.FormatInt(int64(s), 10)
+}
+
+// stderrLog returns a logger of device events (nn.LoadOptions.Logf) that
+// writes lines to stderr, prefixed with the command's name.
+func stderrLog(env *cliEnv, cmd string) func(format string, args ...any) {
+	var mu sync.Mutex // sweep workers log concurrently
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(env.stderr, cmd+": "+format+"\n", args...)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // command is one subcommand of amt.
@@ -30,6 +31,9 @@ type command struct {
 // cliEnv carries the process's standard streams so commands can be tested.
 type cliEnv struct {
 	stdout, stderr io.Writer
+	// usageShown records that a command printed its usage: the error it
+	// returns is a usage error (exit status 2).
+	usageShown bool
 }
 
 // commands lists every subcommand in the order "amt help" prints them.
@@ -37,6 +41,8 @@ func commands() []command {
 	return []command{
 		{"run", "run an experiment config (adaptive metamorphic testing, online or replay)", cmdRun},
 		{"sweep", "compute (or export) the exhaustive verdict table of an experiment", cmdSweep},
+		{"tune", "choose agents' options on tuning seeds, then run them on the evaluation seeds", cmdTune},
+		{"slurm", "write (and submit) a Slurm job that shards an experiment over a cluster", cmdSlurm},
 		{"replay", "run bandit agents against a precomputed verdict table (seconds, not hours)", cmdReplay},
 		{"plot", "redraw an experiment's figures and tables from its saved results", cmdPlot},
 		{"ope", "off-policy evaluation of logged bandit decisions", cmdOPE},
@@ -54,7 +60,7 @@ const version = "0.1.0-dev"
 
 func cmdVersion(_ context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 {
-		return fmt.Errorf("version takes no arguments, got %q", args)
+		return usagef("version takes no arguments, got %q", args)
 	}
 	_, err := fmt.Fprintln(env.stdout, "amt", version)
 	return err
@@ -72,6 +78,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  help       print this list")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "amt <command> -h" for a command's flags.`)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failure, 2 usage or configuration error.")
 }
 
 // errUsage marks an error already explained by printed usage.
@@ -84,6 +92,9 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 		return errUsage
 	}
 	name := args[0]
+	if name == "help" && len(args) > 1 { // amt help run: amt run -h
+		return dispatch(ctx, env, []string{args[1], "-h"})
+	}
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		usage(env.stdout)
 		return nil
@@ -94,22 +105,56 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
+			if err != nil && env.usageShown {
+				err = usageError{err}
+			}
 			return err
 		}
 	}
 	usage(env.stderr)
-	return fmt.Errorf("unknown command %q", name)
+	return usagef("unknown command %q", name)
 }
 
+// stopGrace is how long amt may take to stop after SIGINT or SIGTERM
+// before it exits anyway. Every long loop checks for cancellation between
+// images or iterations (a second at most), and every result file is
+// written atomically, so exiting then loses nothing written.
+const stopGrace = 10 * time.Second
+
+// main runs a command. SIGINT (Ctrl-C) or SIGTERM cancels its context:
+// the command stops at its next check, says what it had done and how to
+// go on (as "sweep interrupted after 412 of 1017 images (finished images
+// are cached; rerun to resume): interrupt signal received"), and amt exits
+// with the shell's status for the signal, 128+n (130 for SIGINT, 143 for
+// SIGTERM). A second signal, or stopGrace without stopping, ends it at
+// once.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	caught := make(chan syscall.Signal, 1)
+	go func() {
+		s, _ := (<-sigs).(syscall.Signal)
+		signal.Stop(sigs) // a second signal ends the process at once, the default way
+		caught <- s
+		cancel(fmt.Errorf("%v signal received", s))
+		time.Sleep(stopGrace)
+		fmt.Fprintf(os.Stderr, "amt: %v signal received, and still not stopped after %s: exiting\n", s, stopGrace)
+		os.Exit(128 + int(s))
+	}()
 	env := &cliEnv{stdout: os.Stdout, stderr: os.Stderr}
 	if err := dispatch(ctx, env, os.Args[1:]); err != nil {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "amt:", err)
 		}
-		os.Exit(1)
+		code := exitCode(err)
+		select {
+		case s := <-caught:
+			code = 128 + int(s)
+		default:
+		}
+		os.Exit(code)
 	}
 }
 
@@ -119,6 +164,7 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("amt "+name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
+		env.usageShown = true
 		fmt.Fprintf(env.stderr, "Usage: amt %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}

@@ -24,7 +24,8 @@ type opeRow struct {
 func cmdOPE(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "ope", "-log FILE.jsonl [-agents a,b,...] [-agent-opts k=v,...] [flags]\n\n"+
 		"Estimates the expected cost per decision of each agent from logged decisions\n"+
-		"(JSON lines {\"context\":[...],\"arm\":K,\"prob\":P,\"cost\":C}, arms 0-based) with\n"+
+		"(JSON lines {\"context\":[...],\"arm\":K,\"prob\":P,\"cost\":C}, arms 0-based; amt run\n"+
+		"-log-decisions writes them, an arm being a follow-up of the scenario) with\n"+
 		"IPS, SNIPS and DR and normal-approximation confidence intervals. Each agent is\n"+
 		"scored on every record before it learns from that record (progressive\n"+
 		"validation); \"logged\" is the logging policy's own mean cost. Agents: uniform,\n"+
@@ -50,14 +51,14 @@ func cmdOPE(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("ope: -log is required")
 	}
 	if !(*level > 0 && *level < 1) {
-		return fmt.Errorf("ope: -level %v, want 0 < level < 1", *level)
+		return usagef("ope: -level %v, want 0 < level < 1", *level)
 	}
 	if *modelHidden < 0 {
-		return fmt.Errorf("ope: -model-hidden %d, want >= 0", *modelHidden)
+		return usagef("ope: -model-hidden %d, want >= 0", *modelHidden)
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
-		return fmt.Errorf("ope: -agent-opts: %w", err)
+		return usagef("ope: -agent-opts: %w", err)
 	}
 	names := strings.Split(*agents, ",")
 	for i := range names {

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/plots"
 )
 
@@ -22,7 +26,7 @@ func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if flags.NArg() > 0 {
-		return fmt.Errorf("plot: unexpected arguments %q", flags.Args())
+		return usagef("plot: unexpected arguments %q", flags.Args())
 	}
 	if *config == "" && *dir == "" {
 		flags.Usage()
@@ -38,12 +42,18 @@ func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 			out = cfg.Output
 		}
 	}
-	e, err := plots.Load(out, *config)
+	e, err := plots.Load(out)
 	if errors.Is(err, fs.ErrNotExist) && *config != "" {
 		return fmt.Errorf("plot: %w (run \"amt run -config %s\" first)", err, *config)
 	}
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
+	}
+	if *config != "" && e.Config != nil {
+		if now, err := os.ReadFile(*config); err == nil && !bytes.Equal(now, e.Config) {
+			fmt.Fprintf(env.stderr, "plot: note: %s has changed since the results were made; the report describes their snapshot %s (run amt run -config %s for results of the new one)\n",
+				*config, filepath.Join(out, record.ConfigFile), *config)
+		}
 	}
 	res, err := plots.Render(ctx, e, plots.Options{Primary: *primary})
 	if err != nil {

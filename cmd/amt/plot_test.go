@@ -73,20 +73,35 @@ func TestPlotErrors(t *testing.T) {
 	}
 }
 
-// -config reads the results folder from the experiment's config and quotes
-// the config in the report.
+// -config reads the results folder from the experiment's config; the
+// report quotes the folder's snapshot config.yaml (what the results were
+// made with), and plot says so when the file given has changed since.
 func TestPlotConfig(t *testing.T) {
 	cfg := filepath.Join("..", "..", "experiments", "rq1-classification.yaml")
 	if _, err := os.Stat(cfg); err != nil {
-		t.Skip("experiments/rq1-classification.yaml not there yet")
-	}
-	dir := tinyResults(t)
-	if _, _, err := runPlot(t, "-config", cfg, "-dir", dir); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := os.ReadFile(cfg)
+	dir := tinyResults(t)
+	_, stderr, err := runPlot(t, "-config", cfg, "-dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	now, _ := os.ReadFile(cfg)
 	got, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !bytes.Contains(got, want) {
-		t.Error("report does not quote the config given with -config")
+	if !bytes.Contains(got, snapshot) || bytes.Contains(got, now) {
+		t.Error("report does not quote the folder's snapshot config.yaml (or quotes the -config file)")
+	}
+	if !strings.Contains(stderr, cfg+" has changed since the results were made") {
+		t.Errorf("no note about the changed configuration: %q", stderr)
+	}
+	// The snapshot is the file given: no note. (The hand-made folder has
+	// no run.json to check its config.yaml against.)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), now, 0o644)
+	if _, stderr, err := runPlot(t, "-config", cfg, "-dir", dir); err != nil || stderr != "" {
+		t.Errorf("unchanged configuration: %v, stderr %q", err, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "report.md")); !bytes.Contains(got, now) {
+		t.Error("report does not quote the snapshot")
 	}
 }

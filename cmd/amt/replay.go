@@ -10,6 +10,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/mr"
 )
 
@@ -32,7 +33,7 @@ func denseImages(rows []record.Verdict) {
 
 // cmdReplay runs one bandit agent against a precomputed verdict table.
 func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] -out DIR")
+	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] [-log-decisions] -out DIR")
 	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv; a detection table's image_id column is numbered by first appearance)")
 	feats := fs.String("features", "", "context features: raw little-endian float32 [images, dim], row i = image i (amt sweep -features)")
 	dim := fs.Int("dim", 0, "feature dimension (0: derived from the file size and the table's image count)")
@@ -45,11 +46,12 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	interval := fs.Int("log-interval", 100, "iterations between progress log lines")
 	timing := fs.Bool("timing", false, "put measured times into summary.json (they are always in timing.json; off keeps summary.json byte-reproducible)")
 	out := fs.String("out", "", "output folder: summary.json, seed-<n>.jsonl, timing.json")
+	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to decisions-seed-<n>.jsonl, the log format of amt ope")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("replay: unexpected arguments %q", fs.Args())
+		return usagef("replay: unexpected arguments %q", fs.Args())
 	}
 	for _, f := range []struct{ name, v string }{{"verdicts", *verdicts}, {"features", *feats}, {"agent", *agent}, {"out", *out}} {
 		if f.v == "" {
@@ -59,25 +61,25 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// Check everything before any work, so nothing is written on an error.
 	if *passes < 1 || *iters < 0 || *interval < 1 || *dim < 0 {
-		return fmt.Errorf("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
+		return usagef("replay: -passes and -log-interval must be ≥ 1, -iterations and -dim ≥ 0")
 	}
 	seeds, err := experiments.ParseSeeds(*seedSpec)
 	if err != nil {
-		return fmt.Errorf("replay: -seeds: %w", err)
+		return usagef("replay: -seeds: %w", err)
 	}
 	sc, err := mr.Builtin(*scenario)
 	if err != nil {
-		return fmt.Errorf("replay: -scenario: %w", err)
+		return usagef("replay: -scenario: %w", err)
 	}
 	if !slices.Contains(bandit.Agents(), *agent) {
-		return fmt.Errorf("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
+		return usagef("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	if _, err := bandit.Resolve(*agent, opts); err != nil {
-		return fmt.Errorf("replay: -agent-opts: %w", err)
+		return usagef("replay: -agent-opts: %w", err)
 	}
 	rows, err := record.ReadVerdictsCSV(*verdicts)
 	if err != nil {
@@ -88,6 +90,11 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if !math.IsNaN(rows[0].MapOriginal) {
 		denseImages(rows)
+	}
+	// The table alone first: a table cut short in the middle of an image
+	// is reported as such, not as a mismatch with the features.
+	if _, err := experiments.NewReplayEnv(rows, nil, 0, sc); err != nil {
+		return fmt.Errorf("%s: %w", *verdicts, err)
 	}
 	images := 0
 	for _, r := range rows {
@@ -108,10 +115,17 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if _, err := experiments.NewAgent(spec, sc, d, seeds[0]); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
+	id, err := replayIdentity(*verdicts, *feats, fmt.Sprintf("scenario %s\nseeds %v\npasses %d\niterations %d\nlog-interval %d\ntiming %v\ndim %d\n",
+		sc.Name, seeds, *passes, *iters, *interval, *timing, d))
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
 	sum, err := experiments.RunSeeds(ctx, renv, sc, func(seed uint64) (experiments.Agent, error) {
 		return experiments.NewAgent(spec, sc, d, seed)
 	}, *out, experiments.SeedsOptions{
 		Agent: *agent, Mode: "replay", Seeds: seeds, Passes: *passes, Iter: *iters, Interval: *interval, Timing: *timing,
+		Identity:     id,
+		LogDecisions: *logDecisions,
 	})
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
@@ -121,7 +135,27 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 		it += r.Iterations
 		viol += r.Violations
 	}
-	fmt.Fprintf(env.stdout, "%s on %s: %d runs, %d violations in %d iterations (%.2f%%); results in %s\n",
-		*agent, sc.Name, len(sum.Runs), viol, it, 100*float64(viol)/float64(max(it, 1)), *out)
+	fmt.Fprintf(env.stdout, "%s on %s: %s, %s in %s (%.2f%%); results in %s\n",
+		*agent, sc.Name, plural.Count(len(sum.Runs), "run"), plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)), *out)
 	return nil
+}
+
+// replayIdentity is the identity of amt replay's results (record.Identity):
+// it has no configuration, so its config_sha256 hashes what stands in for
+// one, the input files' sha256 and the settings every agent of a
+// comparison shares (scenario, seeds, passes…; not the agent and its
+// options, so that replays of several agents on one table into sibling
+// folders plot together, as the agents of one amt run do); its sweep key
+// names the two files by their sha256.
+func replayIdentity(verdicts, features, settings string) (record.Identity, error) {
+	vs, err := record.FileSHA256(verdicts)
+	if err != nil {
+		return record.Identity{}, err
+	}
+	fs, err := record.FileSHA256(features)
+	if err != nil {
+		return record.Identity{}, err
+	}
+	doc := "amt replay\nverdicts " + vs + "\nfeatures " + fs + "\n" + settings
+	return record.Identity{ConfigSHA256: record.SHA256([]byte(doc)), SweepKey: "file-" + vs[:20] + " file-" + fs[:20]}, nil
 }

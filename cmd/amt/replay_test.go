@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -108,7 +109,7 @@ func TestReplayLargestSeed(t *testing.T) {
 	table, feats, _, _ := replayFixture(t, 5)
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "18446744073709551615", "-out", out)
-	if err != nil || !strings.Contains(stdout, "random on hierarchical: 1 runs") {
+	if err != nil || !strings.Contains(stdout, "random on hierarchical: 1 run, ") {
 		t.Fatalf("stdout %q, err %v", stdout, err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "seed-18446744073709551615.jsonl")); err != nil {
@@ -142,6 +143,13 @@ func TestReplayCommandErrors(t *testing.T) {
 	nan[9] = float32(math.NaN())
 	nanFeats := write("nan.f32", experiments.EncodeFeatures(nan))
 	badTable := write("bad.csv", []byte("image,mr,param,violation\n0,blur,,perhaps\n"))
+	whole, _ := os.ReadFile(table)
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	// Cut in the middle of a line, after the last row of image 3, and in
+	// the middle of image 3's rows.
+	cutLine := write("cut-line.csv", whole[:len(whole)-10])
+	cutImage := write("cut-image.csv", bytes.Join(lines[:1+3*59], nil))
+	cutRows := write("cut-rows.csv", bytes.Join(lines[:1+3*59+20], nil))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -152,6 +160,10 @@ func TestReplayCommandErrors(t *testing.T) {
 		{"feature rows", []string{"-features", shortFeats, "-dim", "4"}, "holds 4 rows of 4, but the verdict table has 5 images"},
 		{"nan features", []string{"-features", nanFeats}, "feature row 2 (image 2), column 1 is NaN"},
 		{"bad table", []string{"-verdicts", badTable}, `bad.csv:2: column "violation": "perhaps"`},
+		{"truncated line", []string{"-verdicts", cutLine}, "cut-line.csv:296: fewer fields than the header's (a truncated or damaged file? rewrite it with amt sweep -csv)"},
+		{"truncated after an image", []string{"-verdicts", cutImage}, "holds 20 float32 values, which do not divide into 3 rows (one per image of the verdict table): one of the two files is truncated or they come from different sweeps"},
+		{"truncated in an image", []string{"-verdicts", cutRows}, "cut-rows.csv: replay: verdict table lacks 39 of the 236 rows"},
+		{"empty table", []string{"-verdicts", write("empty.csv", nil)}, "empty.csv: empty file: want a header line such as image,mr,param"},
 		{"unknown agent", []string{"-agent", "covers"}, `unknown agent "covers"`},
 		{"bad option", []string{"-agent-opts", "psi=-1"}, "option psi"},
 		{"unknown scenario", []string{"-scenario", "flips"}, `unknown scenario "flips"`},
@@ -204,11 +216,19 @@ func TestReplayDetectionTable(t *testing.T) {
 		if _, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "cover", "-seeds", "1-2", "-out", out); err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		// The two tables differ, so do the runs' identities; the rest
+		// must not.
+		s, err := record.ReadSummary(filepath.Join(out, "summary.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sums[i] = bytes.ReplaceAll(b, []byte(filepath.Base(out)), nil)
+		if s.Identity.IsZero() || len(s.Logs) != 2 {
+			t.Fatalf("summary identity %+v, logs %v", s.Identity, s.Logs)
+		}
+		s.Identity, s.Logs = record.Identity{}, nil
+		if sums[i], err = json.Marshal(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if !bytes.Equal(sums[0], sums[1]) {
 		t.Fatalf("replay of the id-numbered detection table differs:\n%s\n%s", sums[0], sums[1])
@@ -216,5 +236,35 @@ func TestReplayDetectionTable(t *testing.T) {
 	s, err := record.ReadSummary(filepath.Join(dir, "out", "ids", "summary.json"))
 	if err != nil || s.Runs[0].Iterations != 20 || s.Runs[0].OriginalScore != 10 {
 		t.Fatalf("summary %v %+v", err, s.Runs[0])
+	}
+}
+
+// amt replay -log-decisions writes one decision per iteration (the same
+// for the same seeds, so also byte-identical), and amt ope evaluates other
+// agents on it: the README's off-policy example end to end.
+func TestReplayLogDecisionsOPE(t *testing.T) {
+	table, feats, _, _ := replayFixture(t, 30)
+	out := filepath.Join(t.TempDir(), "random")
+	if _, _, err := runCmd(t, "replay", "-verdicts", table, "-features", feats, "-agent", "random", "-seeds", "1-2",
+		"-log-decisions", "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "decisions-seed-2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var d record.Decision
+	if err := json.Unmarshal([]byte(lines[0]), &d); err != nil || len(lines) != 30 || d.Seed != 2 || d.Iteration != 1 || len(d.Context) != 4 || d.Prob <= 0 {
+		t.Fatalf("%d decisions; first %+v (%v)", len(lines), d, err)
+	}
+	stdout, _, err := runCmd(t, "ope", "-log", filepath.Join(out, "decisions-seed-2.jsonl"), "-arms", "59", "-agents", "uniform,cover,linucb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"30 records, 59 arms, context dimension 4", "linucb", "cover"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("amt ope output lacks %q:\n%s", want, stdout)
+		}
 	}
 }

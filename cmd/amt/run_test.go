@@ -128,3 +128,30 @@ func TestRunCommandErrors(t *testing.T) {
 		t.Errorf("no config: %v", err)
 	}
 }
+
+// TestRunProgressLines: with its output going to a file or pipe, amt run
+// writes plain progress lines: the sweep's start (with what was cached)
+// and end, and each agent's.
+func TestRunProgressLines(t *testing.T) {
+	cfg, _ := smallConfig(t, "replay", 3, "")
+	_, stderr, err := runCmd(t, "run", "-config", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"sweep small: 3 images, 0 cached, 3 to go\n",
+		"sweep small: 3/3 images (100.0%) in ",
+		"agent cover: 6 iterations to go\n",
+		"agent cover: 6/6 iterations (100.0%) in ",
+		"agent random: 6 iterations to go\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	// Run again: the sweep is cached, and says so.
+	_, stderr, err = runCmd(t, "run", "-config", cfg)
+	if err != nil || !strings.Contains(stderr, "sweep small: 3 images, 3 cached, 0 to go\n") || strings.Contains(stderr, "sweep small: 3/3") {
+		t.Errorf("cached run: %v\n%s", err, stderr)
+	}
+}

@@ -7,17 +7,22 @@ import (
 
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // cmdSweep computes (or loads from the cache) an experiment's exhaustive
-// verdict table and exports it.
+// verdict table and exports it; with -shard it computes one shard of it,
+// with -merge it assembles the shards' table.
 func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "sweep", "-config FILE [-csv OUT.csv] [-features OUT.f32]")
+	fs := newFlagSet(env, "sweep", "-config FILE [-shard K/N | -merge] [-csv OUT.csv] [-features OUT.f32]")
 	config := fs.String("config", "", "experiment configuration (YAML)")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
 	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
 	featOut := fs.String("features", "", "export every image's context features as raw float32 [images, dim] here")
 	workers := fs.Int("workers", -1, "concurrent workers (default: the config's workers, else all cores)")
+	shardFlag := fs.String("shard", "", "compute only shard K of N (0 ≤ K < N: the images i with i mod N = K) into the cache, for one task of a cluster array job; no result files")
+	merge := fs.Bool("merge", false, "assemble the table from the shards' files in the cache, computing nothing; fails naming the missing shards")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -25,21 +30,51 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("sweep: want -config FILE and no arguments")
 	}
+	var shard experiments.Shard
+	if *shardFlag != "" {
+		var err error
+		if shard, err = experiments.ParseShard(*shardFlag); err != nil {
+			return usagef("sweep: -shard: %w", err)
+		}
+		if *merge || *csvOut != "" || *featOut != "" {
+			return usagef("sweep: -shard computes one shard into the cache and exports nothing: it takes no -merge, -csv or -features (merge, then export)")
+		}
+	}
 	cfg, err := experiments.LoadConfig(*config, *assets)
 	if err != nil {
 		return err
 	}
+	if err := setMaxPixels(cfg, *maxPixels); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
 	if *workers >= 0 {
 		cfg.Workers = *workers
 	}
+	cfg.Logf = stderrLog(env, "sweep")
 	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	p := experiments.NewProgress(env.stderr, "sweep "+cfg.Name)
 	start := time.Now()
-	t, err := exp.Sweep(ctx, p.Report)
-	p.Done()
+	if *shardFlag != "" {
+		p := experiments.NewProgress(env.stderr)
+		st, err := exp.SweepShard(ctx, shard, p.Report)
+		p.Done()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "%s: sweep shard %s: %d images (%d cached, %d computed) in %s; when every shard is done: amt sweep -config %s -merge\n",
+			cfg.Name, shard, st.Items, st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
+		return nil
+	}
+	var t *experiments.Table
+	if *merge {
+		t, err = exp.MergeSweep(ctx)
+	} else {
+		p := experiments.NewProgress(env.stderr)
+		t, err = exp.Sweep(ctx, p.Report)
+		p.Done()
+	}
 	if err != nil {
 		return err
 	}
@@ -63,8 +98,22 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 			viol++
 		}
 	}
-	fmt.Fprintf(env.stdout, "%s: %d images × %d follow-ups, %d violations (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
-		cfg.Name, t.Images, len(cfg.Scenario.Variants()), viol, 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
+	fmt.Fprintf(env.stdout, "%s: %s × %s, %s (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
+		cfg.Name, plural.Count(t.Images, "image"), plural.Count(len(cfg.Scenario.Variants()), "follow-up"), plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
 		time.Since(start).Round(time.Second))
+	if at := exp.AfterTable(); at != nil {
+		rows, err := at.Verdicts(cfg.Scenario.Variants())
+		if err != nil {
+			return err
+		}
+		viol := 0
+		for _, r := range rows {
+			if r.Violation {
+				viol++
+			}
+		}
+		fmt.Fprintf(env.stdout, "%s: SUT after the change: %d violations (%.2f%%); table in %s/%s\n",
+			cfg.Name, viol, 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
+	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,11 +34,15 @@ func TestSweepKilledResumes(t *testing.T) {
 	}
 	cfg, out := smallConfig(t, "replay", n, "")
 	cache := filepath.Join(filepath.Dir(cfg), "cache")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSweepKillHelper$")
+	var childOut bytes.Buffer
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSweepKillHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), "AMT_SWEEP_KILL_CONFIG="+cfg)
+	cmd.Stdout, cmd.Stderr = &childOut, &childOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	lines := func() int {
 		parts, _ := filepath.Glob(filepath.Join(cache, "verdicts-*", "part-*.jsonl"))
 		c := 0
@@ -45,15 +52,34 @@ func TestSweepKilledResumes(t *testing.T) {
 		}
 		return c
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for lines() < 3 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	// Kill the child once it has checkpointed 3 images. It must still be
+	// running then: a child that exits on its own has crashed (or, at
+	// ~1 s per image, finished 12 images in the poll's 20 ms), and either
+	// is a failure, not a skip.
+	deadline := time.Now().Add(3 * time.Minute)
+	var waitErr error
+	running := true
+	for running && lines() < 3 && time.Now().Before(deadline) {
+		select {
+		case waitErr = <-exited:
+			running = false
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	if !running {
+		t.Fatalf("the sweep exited by itself (%v) after %d of %d images, before it could be killed:\n%s", waitErr, lines(), n, childOut.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitErr = <-exited
+	var exit *exec.ExitError
+	if !errors.As(waitErr, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the sweep was not killed by the kill (wait: %v):\n%s", waitErr, childOut.String())
+	}
 	done := lines()
 	if done < 3 || done >= n {
-		t.Skipf("the child finished %d of %d images before the kill; cannot test the interruption", done, n)
+		t.Fatalf("the killed sweep had finished %d of %d images (want 3 ≤ done < %d):\n%s", done, n, n, childOut.String())
 	}
 	if tables, _ := filepath.Glob(filepath.Join(cache, "verdicts-*", "table.jsonl")); len(tables) != 0 {
 		t.Fatal("a killed sweep left a consolidated table")

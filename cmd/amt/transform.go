@@ -1,33 +1,37 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"image"
-	_ "image/jpeg" // input format
+	"image/jpeg"
 	"image/png"
-	"os"
+	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/internal/atomicfile"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
 )
 
-// maxTransformPixels bounds the input image size (width × height) the
-// transform command accepts, so a corrupt header cannot exhaust memory.
-const maxTransformPixels = 1 << 26
+// jpegQuality is the quality of JPEG output: high, so that a follow-up
+// written as JPEG stays close to the pixels the relation produced (JPEG is
+// lossy; PNG output is exact).
+const jpegQuality = 95
 
 // cmdTransform applies a metamorphic relation (or a composition) to an
-// image file and writes the follow-up image as PNG.
+// image file and writes the follow-up image as PNG or JPEG, by the output's
+// extension.
 func cmdTransform(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "transform", "-mr NAME[:VALUE][,NAME[:VALUE]...] [-param VALUE] IN.png|IN.jpg OUT.png")
+	fs := newFlagSet(env, "transform", "-mr NAME[:VALUE][,NAME[:VALUE]...] [-param VALUE] [-max-pixels N] IN.png|IN.jpg OUT.png|OUT.jpg")
 	spec := fs.String("mr", "", `relation(s) to apply, e.g. "blur", "rotation:30", "rotation:30,invert" (applied in order); see "amt mrs"`)
 	param := fs.String("param", "", "parameter of a single parametric relation given without one (-mr rotation -param 30)")
+	maxPixels := fs.Int64("max-pixels", data.DefaultMaxPixels, "the image budget: refuse an input of more pixels (width × height, read from its header before decoding)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,15 +44,22 @@ func cmdTransform(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("transform: %w", err)
 	}
+	if *maxPixels < 1 {
+		return fmt.Errorf("transform: -max-pixels %d: want at least 1", *maxPixels)
+	}
+	encode, err := outputEncoder(out)
+	if err != nil {
+		return fmt.Errorf("transform: %w", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	src, err := readTransformInput(in)
+	src, err := readTransformInput(in, data.Decoder{MaxPixels: *maxPixels})
 	if err != nil {
 		return fmt.Errorf("transform: %w", err)
 	}
 	dst := rel.Apply(src)
-	if err := writeTransformPNG(out, dst); err != nil {
+	if err := writeTransformOutput(out, dst, encode); err != nil {
 		return fmt.Errorf("transform: %w", err)
 	}
 	_, err = fmt.Fprintf(env.stdout, "%s: %s (%dx%d) -> %s\n", rel.Name(), in, src.W, src.H, out)
@@ -92,34 +103,38 @@ func transformRelation(spec, param string, paramSet bool) (mr.Relation, error) {
 	return mr.New(name, v)
 }
 
-// readTransformInput decodes a PNG or JPEG file into an RGB image.
-func readTransformInput(path string) (rgb.Image, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return rgb.Image{}, err
+// readTransformInput decodes a PNG or JPEG file into an RGB image with
+// the data sets' decoder (so the pixels are those a sweep would see), within
+// dec's pixel budget.
+func readTransformInput(path string, dec data.Decoder) (rgb.Image, error) {
+	img, err := dec.DecodeFile(path)
+	if tl := (*data.TooLargeError)(nil); errors.As(err, &tl) {
+		return rgb.Image{}, fmt.Errorf("%w (raise -max-pixels to allow it)", err)
 	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		return rgb.Image{}, fmt.Errorf("%s: not a readable PNG or JPEG image: %w", path, err)
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxTransformPixels {
-		return rgb.Image{}, fmt.Errorf("%s: %s image of %dx%d pixels: want between 1 and %d pixels", path, format, cfg.Width, cfg.Height, maxTransformPixels)
-	}
-	im, _, err := image.Decode(bytes.NewReader(data))
-	if err != nil {
-		return rgb.Image{}, fmt.Errorf("%s: decoding %s: %w", path, format, err)
-	}
-	return rgb.FromImage(im), nil
+	return img, err
 }
 
-// writeTransformPNG writes img to path as PNG atomically (internal/atomicfile).
-func writeTransformPNG(path string, img rgb.Image) error {
+// outputEncoder returns the encoder of the output file's format, chosen by
+// its extension: .png or .jpg/.jpeg (case-insensitive).
+func outputEncoder(path string) (func(io.Writer, image.Image) error, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png":
+		return png.Encode, nil
+	case ".jpg", ".jpeg":
+		return func(w io.Writer, m image.Image) error { return jpeg.Encode(w, m, &jpeg.Options{Quality: jpegQuality}) }, nil
+	}
+	return nil, fmt.Errorf("output %s: want a .png or .jpg/.jpeg file name (the extension chooses the format)", path)
+}
+
+// writeTransformOutput writes img to path atomically (internal/atomicfile)
+// with encode.
+func writeTransformOutput(path string, img rgb.Image, encode func(io.Writer, image.Image) error) error {
 	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Cleanup()
-	if err := png.Encode(f, img); err != nil {
+	if err := encode(f, img); err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
 	return f.Commit()

@@ -86,6 +86,16 @@ func TestTransform(t *testing.T) {
 			t.Errorf("%q: output differs from %s", tc.args, tc.want)
 		}
 	}
+	// The output format follows the extension: JPEG for .jpg.
+	jout := filepath.Join(dir, "out.JPG")
+	if _, _, err := tfRun(t, "transform", "-mr", "blur", in, jout); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(jout); !bytes.HasPrefix(b, []byte("\xff\xd8")) {
+		t.Errorf("out.JPG starts with % x, want a JPEG", b[:min(len(b), 8)])
+	} else if m, err := jpeg.Decode(bytes.NewReader(b)); err != nil || m.Bounds().Dx() != src.W {
+		t.Errorf("out.JPG: %v", err)
+	}
 	// JPEG input is accepted; the output is PNG of the decoded pixels.
 	var jb bytes.Buffer
 	if err := jpeg.Encode(&jb, src, nil); err != nil {
@@ -109,6 +119,7 @@ func TestTransformErrors(t *testing.T) {
 	dir := t.TempDir()
 	in := tfWriteFile(t, dir, "in.png", tfEncodePNG(t, goldentest.RandomImage(4, 4, 2)))
 	bad := tfWriteFile(t, dir, "bad.png", []byte("not an image"))
+	bomb := tfWriteFile(t, dir, "bomb.png", goldentest.BombPNG(60000, 60000))
 	out := filepath.Join(dir, "out.png")
 	for _, tc := range []struct {
 		args []string
@@ -125,7 +136,11 @@ func TestTransformErrors(t *testing.T) {
 		{[]string{"-mr", "rotation", "-param", "x", in, out}, `-param "x" is not a number`},
 		{[]string{"-mr", "shear", "-param", "89", in, out}, "[-85, 85]"},
 		{[]string{"-mr", "blur", filepath.Join(dir, "missing.png"), out}, "missing.png"},
-		{[]string{"-mr", "blur", bad, out}, "bad.png: not a readable PNG or JPEG image"},
+		{[]string{"-mr", "blur", bad, out}, "bad.png: not a PNG or JPEG file"},
+		{[]string{"-mr", "blur", in, filepath.Join(dir, "out.gif")}, "want a .png or .jpg/.jpeg file name"},
+		{[]string{"-mr", "blur", "-max-pixels", "15", in, out}, "4×4 = 16 pixels, more than the limit of 15 pixels (raise -max-pixels to allow it)"},
+		{[]string{"-mr", "blur", "-max-pixels", "0", in, out}, "-max-pixels 0: want at least 1"},
+		{[]string{"-mr", "blur", bomb, out}, "60000×60000 = 3600000000 pixels, more than the limit of 33554432 pixels"},
 		{[]string{"-mr", "blur", in, filepath.Join(dir, "no", "such", "dir.png")}, "no such file or directory"},
 		{[]string{"-nosuchflag", in, out}, "flag provided but not defined"},
 	} {
@@ -140,7 +155,7 @@ func TestTransformErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if e.Name() != "in.png" && e.Name() != "bad.png" {
+		if e.Name() != "in.png" && e.Name() != "bad.png" && e.Name() != "bomb.png" {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

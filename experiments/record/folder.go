@@ -15,14 +15,22 @@ import (
 // The files of an experiment's result folder, results/<experiment>/:
 //
 //	run.json                   what ran (Meta), written by the runner
-//	config.yaml                a copy of the experiment's configuration
+//	config.yaml                the configuration it ran with (a snapshot)
 //	sweep.csv                  the exhaustive verdict table of the scenario's variants
 //	<agent>/summary.json       final state of every seed's run (Summary)
 //	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
 //	<agent>/timing.json        measured times (Timing)
+//	<agent>/decisions-seed-<n>.jsonl  with -log-decisions: every decision of seed n (Decision per line)
+//	tune.json                  how amt tune chose the agents' options (Tuning, tune.go)
+//	regression.json            a regression experiment's SUT change (Regression, regression.go)
+//	sweep-after.csv            its verdict table of the SUT after the change
 //	report.md, figures/, tables/  written by the plots package
 //
-// Writers and readers use these names; nobody else spells them.
+// Writers and readers use these names; nobody else spells them. Every file
+// belongs to one run, named by its Identity: run.json, summary.json and
+// timing.json carry it, run.json records the sha256 of config.yaml (as the
+// identity's config_sha256) and of sweep.csv, and summary.json the sha256
+// of each progress log. An agent folder is written whole (AgentFolder).
 const (
 	MetaFile     = "run.json"
 	ConfigFile   = "config.yaml"
@@ -48,18 +56,30 @@ func ParseLogFile(name string) (seed uint64, ok bool) {
 	return n, ok1 && ok2 && err == nil
 }
 
-// RunTiming holds one run's measured wall times.
+// RunTiming holds one run's measured wall times, means per iteration.
 type RunTiming struct {
 	// MeanDecisionUS is the mean time of choose + update in microseconds.
 	MeanDecisionUS float64 `json:"mean_decision_us"`
-	// MeanIterationMS is the mean time of a whole iteration (context,
-	// choose, evaluate, update) in milliseconds.
+	// MeanIterationMS is the mean time of an iteration in milliseconds as
+	// the original timed it (act + step + update): the context features
+	// (only for agents that read them; the original's random agent
+	// computed none), the choice, the evaluation of the follow-up
+	// (transform and SUT on source and follow-up, or the table lookup)
+	// and the update — not loading the source image.
 	MeanIterationMS float64 `json:"mean_iteration_ms"`
+	// The components: loading the source image (outside the iteration's
+	// time), the features, the choice, the evaluation, the update.
+	MeanLoadMS     float64 `json:"mean_load_ms"`
+	MeanFeaturesMS float64 `json:"mean_features_ms"`
+	MeanChooseUS   float64 `json:"mean_choose_us"`
+	MeanEvaluateMS float64 `json:"mean_evaluate_ms"`
+	MeanUpdateUS   float64 `json:"mean_update_us"`
 }
 
 // Timing is the content of timing.json: measured times per seed and their
 // means. It is the one result file that is not reproducible.
 type Timing struct {
+	Identity
 	Agent          string      `json:"agent"`
 	MeanDecisionUS float64     `json:"mean_decision_us"`
 	MeanIterMS     float64     `json:"mean_iteration_ms"`
@@ -92,8 +112,14 @@ func ReadTiming(path string) (Timing, error) {
 // runner before any result, so that readers (the plots) need not parse the
 // configuration to learn it.
 type Meta struct {
-	Experiment  string `json:"experiment"`
-	Description string `json:"description,omitempty"`
+	// Identity is the run's; every other result file of the folder must
+	// carry the same (see Identity).
+	Identity
+	// VerdictsSHA256 is the sha256 of the folder's sweep.csv, "" when the
+	// run wrote none.
+	VerdictsSHA256 string `json:"verdicts_sha256,omitempty"`
+	Experiment     string `json:"experiment"`
+	Description    string `json:"description,omitempty"`
 	// CaseStudy is "classification" or "detection".
 	CaseStudy string `json:"case_study"`
 	// Mode is "online" or "replay".
@@ -113,7 +139,8 @@ type Meta struct {
 }
 
 // File is an input file and the sha256 of its content (of a folder: of
-// its files' names and hashes).
+// its files' names and hashes; of a COCO data set: of the JSON's hash and
+// the names and hashes of the images it lists, in its order).
 type File struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
@@ -124,6 +151,9 @@ type FeaturesMeta struct {
 	// Kind is "model", "phash" or "none".
 	Kind  string `json:"kind"`
 	Model *File  `json:"model,omitempty"`
+	// Output is the model's tensor the features come from (empty: its
+	// graph output).
+	Output string `json:"output,omitempty"`
 }
 
 // DataMeta is the data set.

@@ -69,7 +69,7 @@ func TestMetaRoundTrip(t *testing.T) {
 }
 
 func TestTimingRoundTrip(t *testing.T) {
-	tf := Timing{Agent: "cover", MeanDecisionUS: 800, MeanIterMS: 10, Runs: []RunTiming{{800, 10}, {790, 9.5}}}
+	tf := Timing{Agent: "cover", MeanDecisionUS: 800, MeanIterMS: 10, Runs: []RunTiming{{MeanDecisionUS: 800, MeanIterationMS: 10, MeanLoadMS: 0.5, MeanFeaturesMS: 4, MeanChooseUS: 500, MeanEvaluateMS: 5, MeanUpdateUS: 300}, {MeanDecisionUS: 790, MeanIterationMS: 9.5}}}
 	p := filepath.Join(t.TempDir(), TimingFile)
 	if err := WriteTiming(p, tf); err != nil {
 		t.Fatal(err)

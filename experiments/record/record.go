@@ -60,19 +60,25 @@ type Run struct {
 	// modified_score). Divide by Iterations for the accuracy.
 	OriginalScore float64 `json:"original_score"`
 	ModifiedScore float64 `json:"modified_score"`
-	// MeanIterationMS is the mean wall time of one iteration (choose,
-	// transform, run the SUT or look up the verdict, learn) in milliseconds.
-	// It is measured, so it is the one field that differs between
-	// otherwise identical runs; it is omitted (0) when timing is disabled.
+	// MeanIterationMS is the mean wall time of one iteration in
+	// milliseconds as the original timed it (RunTiming.MeanIterationMS:
+	// features for agents that read them, choose, transform and run the
+	// SUT or look up the verdict, learn; not loading the image). It is
+	// measured, so it is the one field that differs between otherwise
+	// identical runs; it is omitted (0) when timing is disabled.
 	MeanIterationMS float64 `json:"mean_iteration_ms,omitempty"`
 }
 
 // Summary is the content of an agent's summary.json.
 type Summary struct {
-	Agent    string `json:"agent"`
-	Scenario string `json:"scenario"`
-	Mode     string `json:"mode,omitempty"` // "online" or "replay"
-	Runs     []Run  `json:"runs"`
+	// Identity is the run's (see Identity); Logs maps the name of every
+	// progress log of the run to its sha256.
+	Identity
+	Logs     map[string]string `json:"logs,omitempty"`
+	Agent    string            `json:"agent"`
+	Scenario string            `json:"scenario"`
+	Mode     string            `json:"mode,omitempty"` // "online" or "replay"
+	Runs     []Run             `json:"runs"`
 	// MeanDecisionUS is the mean time of one decision (choose + learn) in
 	// microseconds over all runs; 0 when timing is disabled.
 	MeanDecisionUS float64 `json:"mean_decision_us,omitempty"`
@@ -137,16 +143,26 @@ func ReadSummary(path string) (Summary, error) {
 	return s, nil
 }
 
-// WriteLog writes the lines as JSON lines to path, atomically.
+// WriteLog writes the lines as JSON lines to path, atomically. (An
+// AgentFolder writes the logs of a run.)
 func WriteLog(path string, lines []LogLine) error {
+	b, err := encodeLog(lines)
+	if err != nil {
+		return fmt.Errorf("record: encoding %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, b)
+}
+
+// encodeLog returns the JSON lines of a progress log.
+func encodeLog(lines []LogLine) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for _, l := range lines {
 		if err := enc.Encode(l); err != nil {
-			return fmt.Errorf("record: encoding %s: %w", path, err)
+			return nil, err
 		}
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // ReadLog reads a JSON-lines progress log.

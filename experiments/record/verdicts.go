@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -100,14 +101,40 @@ func ReadVerdictsCSV(path string) ([]Verdict, error) {
 	return DecodeVerdictsCSV(f, path)
 }
 
+// MaxImage is the largest image index (or detection image id) a verdict
+// table may hold.
+const MaxImage = math.MaxInt32
+
+// csvError describes an error of encoding/csv; extra is the number of
+// fields a record had beyond the header's (negative: fewer), for a
+// csv.ErrFieldCount.
+func csvError(name string, err error, extra int) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("record: %s: %w", name, err)
+	}
+	if errors.Is(pe.Err, csv.ErrFieldCount) {
+		n := "fewer"
+		if extra > 0 {
+			n = "more"
+		}
+		return fmt.Errorf("record: %s:%d: %s fields than the header's (a truncated or damaged file? rewrite it with amt sweep -csv)", name, pe.Line, n)
+	}
+	return fmt.Errorf("record: %s:%d:%d: %v", name, pe.Line, pe.Column, pe.Err)
+}
+
 // DecodeVerdictsCSV reads a verdict table from r; name is used in errors.
 func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	hdr, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("record: %s: reading header: %w", name, err)
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("record: %s: empty file: want a header line such as %s", name, strings.Join(ClassificationHeader, ","))
 	}
+	if err != nil {
+		return nil, csvError(name, err, 0)
+	}
+	nf := len(hdr)
 	col := map[string]int{}
 	for i, h := range hdr {
 		col[strings.TrimSpace(strings.ToLower(h))] = i
@@ -129,7 +156,7 @@ func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("record: %s: %w", name, err)
+			return nil, csvError(name, err, len(rec)-nf)
 		}
 		field := func(c string) (string, bool) {
 			i, ok := col[c]
@@ -143,8 +170,8 @@ func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 		}
 		v := Verdict{Param: math.NaN(), PredOriginal: -1, PredTransformed: -1, Label: -1, MapOriginal: math.NaN(), MapTransformed: math.NaN()}
 		s, _ := field("image")
-		if v.Image, err = strconv.Atoi(s); err != nil || v.Image < 0 {
-			return nil, bad("image", s, "a non-negative integer")
+		if v.Image, err = strconv.Atoi(s); err != nil || v.Image < 0 || v.Image > MaxImage {
+			return nil, bad("image", s, fmt.Sprintf("an image index or id in [0, %d]", MaxImage))
 		}
 		v.MR, _ = field("mr")
 		if v.MR == "" {

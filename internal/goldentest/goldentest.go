@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
+	"hash/crc32"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -167,4 +168,26 @@ func RandomImage(w, h int, seed uint64) rgb.Image {
 		im.Pix[i] = uint8(r.UintN(256))
 	}
 	return im
+}
+
+// BombPNG returns a PNG of a few dozen bytes whose header declares a w×h
+// 8-bit RGB image: a "decompression bomb" (its pixel data is missing, so a
+// decoder that trusts the header allocates w·h·4 bytes for nothing).
+func BombPNG(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&b, binary.BigEndian, uint32(len(data)))
+		crc := crc32.NewIEEE()
+		crc.Write([]byte(typ))
+		crc.Write(data)
+		b.WriteString(typ)
+		b.Write(data)
+		binary.Write(&b, binary.BigEndian, crc.Sum32())
+	}
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, w), h)
+	chunk("IHDR", append(ihdr, 8, 2, 0, 0, 0))
+	chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00})
+	chunk("IEND", nil)
+	return b.Bytes()
 }

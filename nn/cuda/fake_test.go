@@ -4,130 +4,34 @@ package cuda
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/amt-dev/amt/internal/fakecuda"
 )
 
-// The fake driver (fakecuda/) is built by the tests with the system C
-// compiler ($CC, else cc) into a temporary directory, once per variant:
-// "" is the default build (x86-64 fibers switched by amt_fiber_swap),
-// "ucontext" the portable fallback the fake uses on other architectures.
-
-var fakeDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "amt-fakecuda-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-var fakes sync.Map // variant → *fakeBuild
-
-type fakeBuild struct {
-	once sync.Once
-	lib  string
-	err  error
-}
+// The fake driver (fakecuda/) is built by package fakecuda with the system
+// C compiler, once per variant: "" is the default build (x86-64 fibers
+// switched by amt_fiber_swap), "ucontext" the portable fallback the fake
+// uses on other architectures.
 
 // fakeLib returns the path of the fake libcuda.so.1 of a variant. Without
 // a C compiler it skips the test, or fails it under CI=true.
 func fakeLib(t testing.TB, variant string) string {
 	t.Helper()
-	v, _ := fakes.LoadOrStore(variant, &fakeBuild{})
-	b := v.(*fakeBuild)
-	b.once.Do(func() { b.lib, b.err = buildFake(variant) })
-	if b.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("building the fake CUDA driver: %v", b.err)
-		}
-		t.Skipf("cannot build the fake CUDA driver (a C compiler is needed): %v", b.err)
-	}
-	return b.lib
-}
-
-func buildFake(variant string) (string, error) {
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "cc"
-	}
-	if _, err := exec.LookPath(cc); err != nil {
-		return "", err
-	}
-	srcs, err := filepath.Glob("kernels/*.cu")
-	if err != nil || len(srcs) == 0 {
-		return "", fmt.Errorf("no kernel sources: %v", err)
-	}
-	dir := filepath.Join(fakeDir, "fake"+variant)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	lib := filepath.Join(dir, "libcuda.so.1")
-	args := []string{"-O2", "-fPIC", "-shared", "-pthread", "-std=gnu11", "-Wall", "-Wno-unknown-pragmas", "-Ikernels"}
-	if variant == "ucontext" {
-		args = append(args, "-DAMT_FAKE_UCONTEXT")
-	}
-	args = append(args, "-o", lib, "fakecuda/fakecuda.c", "-x", "c", "-include", "fakecuda/shim.h")
-	args = append(args, srcs...)
-	args = append(args, "-x", "none", "-lm")
-	out, err := exec.Command(cc, args...).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, out)
-	}
-	if len(out) > 0 {
-		return "", fmt.Errorf("%s warns:\n%s", cc, out)
-	}
-	return lib, nil
+	return fakecuda.Lib(t, variant)
 }
 
 // fakeSet calls the fake's amt_fake_set(key, value) (see fakecuda.c).
 func fakeSet(t testing.TB, lib, key string, value int64) {
 	t.Helper()
-	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := purego.Dlsym(h, "amt_fake_set")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ckey := append([]byte(key), 0)
-	r, _, _ := purego.SyscallN(f, uintptr(unsafe.Pointer(&ckey[0])), uintptr(value))
-	if int32(r) != 0 {
-		t.Fatalf("amt_fake_set(%q): unknown key", key)
-	}
+	fakecuda.Set(t, lib, key, value)
 }
 
 // fakeStat reads a counter of the fake (amt_fake_stat).
 func fakeStat(t testing.TB, lib, key string) int64 {
 	t.Helper()
-	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := purego.Dlsym(h, "amt_fake_stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ckey := append([]byte(key), 0)
-	r, _, _ := purego.SyscallN(f, uintptr(unsafe.Pointer(&ckey[0])))
-	if int64(r) < 0 {
-		t.Fatalf("amt_fake_stat(%q): unknown key", key)
-	}
-	return int64(r)
+	return fakecuda.Stat(t, lib, key)
 }
 
 // openFake opens the fake device of a variant, with its switches reset

@@ -166,6 +166,35 @@ func AccuracyOf(runs []record.Run) Accuracy {
 	return a
 }
 
+// MeanTiming pools the measured times of runs (timing.json's, in the
+// order of runs) into iteration-weighted means; ok is false when their
+// numbers differ or nothing was timed.
+func MeanTiming(runs []record.Run, times []record.RunTiming) (mean record.RunTiming, ok bool) {
+	if len(runs) != len(times) {
+		return mean, false
+	}
+	total := 0.0
+	for i, t := range times {
+		w := float64(runs[i].Iterations)
+		total += w
+		mean.MeanDecisionUS += w * t.MeanDecisionUS
+		mean.MeanIterationMS += w * t.MeanIterationMS
+		mean.MeanLoadMS += w * t.MeanLoadMS
+		mean.MeanFeaturesMS += w * t.MeanFeaturesMS
+		mean.MeanChooseUS += w * t.MeanChooseUS
+		mean.MeanEvaluateMS += w * t.MeanEvaluateMS
+		mean.MeanUpdateUS += w * t.MeanUpdateUS
+	}
+	if total == 0 || mean.MeanIterationMS == 0 {
+		return record.RunTiming{}, false
+	}
+	for _, f := range []*float64{&mean.MeanDecisionUS, &mean.MeanIterationMS, &mean.MeanLoadMS, &mean.MeanFeaturesMS,
+		&mean.MeanChooseUS, &mean.MeanEvaluateMS, &mean.MeanUpdateUS} {
+		*f /= total
+	}
+	return mean, true
+}
+
 // SortedKeys returns the keys of m in ascending order.
 func SortedKeys[K string | float64 | int, V any](m map[K]V) []K {
 	out := make([]K, 0, len(m))

@@ -206,6 +206,36 @@ func Hostile() []Case {
 		{"200001 nodes", chain(200001), "200001 nodes, more than the limit"},
 		{"node name not UTF-8", one(13, Node{Name: "bad\xff\xfe", Op: "Relu", In: []string{"x"}}), "not valid UTF-8"},
 		{"operator name with newlines", one(13, Node{Op: "Fancy\nsecond line\r\nthird line", In: []string{"x"}}), "unsupported operator"},
+
+		// The same families in operators added since (issue #18).
+		{"Tile by 1e9", one(13, Node{Op: "Tile", In: []string{"x", "r"}}, I64("r", []int64{4}, 1, 1, 1e9, 1e9)), "more than 67108864 elements"},
+		{"Tile by a negative repeat", one(13, Node{Op: "Tile", In: []string{"x", "r"}}, I64("r", []int64{4}, 1, 1, -1, 1)), "negative repeat"},
+		{"ConvTranspose with strides 2^62", one(13, Node{Op: "ConvTranspose", In: []string{"x", "w"}, Attrs: []Attr{Ints("strides", 1<<62, 1<<62)}}, F32("w", []int64{3, 1, 1, 1}, 1, 1, 1)), "at most 1048576"},
+		{"ConvTranspose to output_shape 1e6 x 1e6", one(13, Node{Op: "ConvTranspose", In: []string{"x", "w"}, Attrs: []Attr{Ints("output_shape", 1e6, 1e6)}}, F32("w", []int64{3, 1, 1, 1}, 1, 1, 1)), "more than 67108864 elements"},
+		{"DepthToSpace with blocksize 2^32", one(13, Node{Op: "DepthToSpace", In: []string{"x"}, Attrs: []Attr{Int("blocksize", 1<<32)}}), "does not divide the 3 channels"},
+		{"SpaceToDepth with blocksize 2^62", one(13, Node{Op: "SpaceToDepth", In: []string{"x"}, Attrs: []Attr{Int("blocksize", 1<<62)}}), "does not divide the spatial size"},
+		{"TopK of 1e12", Model{Opset: 13, Nodes: []Node{{Name: "n", Op: "TopK", In: []string{"x", "k"}, Out: []string{"y", "i"}}},
+			Inits: []Tensor{I64("k", []int64{1}, 1e12)}, Inputs: x, Outputs: y}.Bytes(), "out of range"},
+		{"Einsum outer product to 1e10 values", Model{Opset: 13, Nodes: []Node{
+			{Name: "a", Op: "ConstantOfShape", In: []string{"s"}, Out: []string{"A"}},
+			{Name: "e", Op: "Einsum", In: []string{"A", "A"}, Out: []string{"B"}, Attrs: []Attr{String("equation", "i,j->ij")}},
+			{Name: "n", Op: "Add", In: []string{"x", "B"}, Out: []string{"y"}}},
+			Inits: []Tensor{I64("s", []int64{1}, 100000)}, Inputs: x, Outputs: y}.Bytes(), "more than 67108864 elements"},
+		{"Einsum with an invalid label", one(13, Node{Op: "Einsum", In: []string{"x"}, Attrs: []Attr{String("equation", "a\xff\xfe->a")}}), "invalid label"},
+		{"ScatterND index out of range", one(13, Node{Op: "ScatterND", In: []string{"x", "i", "u"}},
+			I64("i", []int64{1, 1}, 99), F32("u", []int64{1, 3, 4, 4}, make([]float32, 48)...)), "out of range"},
+		{"Slice with step 0", one(13, Node{Op: "Slice", In: []string{"x", "s", "e", "a", "st"}},
+			I64("s", []int64{1}, 0), I64("e", []int64{1}, 2), I64("a", []int64{1}, 2), I64("st", []int64{1}, 0)), "step 0"},
+		{"integer division by zero", Model{Opset: 13, Nodes: []Node{
+			{Name: "d", Op: "Div", In: []string{"a", "b"}, Out: []string{"c"}},
+			{Name: "r", Op: "Reshape", In: []string{"x", "c"}, Out: []string{"y"}}},
+			Inits: []Tensor{I64("a", []int64{1}, 48), I64("b", []int64{1}, 0)}, Inputs: x, Outputs: y}.Bytes(), "integer division by zero"},
+		{"Range with delta 0", one(11, Node{Op: "Range", In: []string{"a", "b", "c"}}, I64("a", nil, 0), I64("b", nil, 10), I64("c", nil, 0)), "delta is 0"},
+		{"Gather of indices computed at run time", Model{Opset: 13, Nodes: []Node{
+			{Name: "c", Op: "Cast", In: []string{"x"}, Out: []string{"xi"}, Attrs: []Attr{Int("to", 7)}},
+			{Name: "g", Op: "Gather", In: []string{"x", "xi"}, Out: []string{"y"}, Attrs: []Attr{Int("axis", 1)}}}, Inputs: x, Outputs: y}.Bytes(), "must be a constant"},
+		{"Resize by scales of NaN", one(13, Node{Op: "Resize", In: []string{"x", "", "sc"}}, F32("sc", []int64{4}, 1, 1, float32(math.NaN()), 2)), "NaN long"},
+		{"Cast to data type 99", one(13, Node{Op: "Cast", In: []string{"x"}, Attrs: []Attr{Int("to", 99)}}), `"to" = 99`},
 	}
 }
 

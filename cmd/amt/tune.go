@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/amt-dev/amt/experiments"
+)
+
+// cmdTune tunes an experiment's agents on its tuning seeds, then runs them
+// with the chosen options on its evaluation seeds.
+func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "tune", "-config FILE")
+	config := fs.String("config", "", "experiment configuration (YAML) with a tune section, e.g. experiments/compare-tuned.yaml")
+	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *config == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("tune: want -config FILE and no arguments")
+	}
+	cfg, err := experiments.LoadConfig(*config, *assets)
+	if err != nil {
+		return err
+	}
+	exp, err := experiments.Prepare(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	p := experiments.NewProgress(env.stderr)
+	err = exp.Tune(ctx, env.stderr, p.Report)
+	p.Done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%s: tuning and evaluation results in %s\n", cfg.Name, cfg.Output)
+	return nil
+}

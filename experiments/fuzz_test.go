@@ -1,0 +1,85 @@
+package experiments
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amt-dev/amt/internal/sharedpath"
+)
+
+// FuzzConfig: no document makes the configuration parser panic; every
+// error is one line, a *ConfigError naming the file; an accepted
+// configuration has what a run needs.
+func FuzzConfig(f *testing.F) {
+	shipped, _ := filepath.Glob("*.yaml")
+	for _, p := range shipped {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, doc := range []string{
+		"", "---\n---\n", "name: x\n", "name: [a\n", "seeds: 18446744073709551615\n", "seeds: 1-1000000000000\n",
+		"action_set: {name: a, arms: [{mr: rotation, params: -360:360:0.001}]}\n",
+		"agents: [{cover: {hidden: 1e9}}]\n", "data: &a {path: *a}\n", "name: !!binary aGk=\n",
+	} {
+		f.Add([]byte(doc))
+	}
+	// Relative paths resolve beside the (non-existent) file and in the
+	// assets, when they are here; nothing is written either way.
+	assets, err := sharedpath.Find("assets")
+	if err != nil {
+		assets = f.TempDir()
+	}
+	name := filepath.Join(f.TempDir(), "fuzz.yaml")
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		cfg, err := parseConfig(doc, name, assets)
+		if err != nil {
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.File != name || !strings.HasPrefix(err.Error(), name) {
+				t.Fatalf("error %q (%T) is not a ConfigError naming the file", err, err)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			return
+		}
+		if cfg.Name == "" || len(cfg.Agents) == 0 || len(cfg.Seeds) == 0 || cfg.Passes < 1 || cfg.Output == "" {
+			t.Fatalf("accepted an incomplete configuration: %+v", cfg)
+		}
+		if err := cfg.Scenario.Validate(); err != nil {
+			t.Fatalf("accepted a bad scenario: %v", err)
+		}
+	})
+}
+
+// FuzzFeatures: no bytes, row count or dimension make the features reader
+// panic or return a matrix of another shape than it says.
+func FuzzFeatures(f *testing.F) {
+	f.Add(EncodeFeatures([]float32{1, 2, 3, 4, 5, 6}), 2, 0)
+	f.Add(EncodeFeatures([]float32{1, 2, 3, 4, 5, 6}), 0, 3)
+	f.Add(EncodeFeatures([]float32{float32(math.NaN()), 2}), 1, 2)
+	f.Add([]byte{1, 2, 3}, 1, 0)
+	f.Add([]byte{}, 0, 0)
+	f.Add(EncodeFeatures([]float32{1, 2}), -1, -2)
+	f.Fuzz(func(t *testing.T, raw []byte, rows, dim int) {
+		out, d, err := DecodeFeatures(raw, "fuzz.f32", rows, dim)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "features: fuzz.f32") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if d <= 0 || len(out)*4 != len(raw) || len(out)%d != 0 || (dim > 0 && d != dim) || (rows > 0 && len(out)/d != rows) {
+			t.Fatalf("%d bytes, rows %d, dim %d: got %d values of dimension %d", len(raw), rows, dim, len(out), d)
+		}
+		if again := EncodeFeatures(out); string(again) != string(raw) {
+			t.Fatal("values do not encode back to the bytes")
+		}
+	})
+}
