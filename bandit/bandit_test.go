@@ -178,11 +178,11 @@ func TestDeterminismAndResume(t *testing.T) {
 	spec := mr.Hierarchical()
 	for _, name := range Agents() {
 		t.Run(name, func(t *testing.T) {
-			a1, err := New(name, spec, dim, nil, 42)
+			a1, err := New(name, spec, Layout{Dim: dim}, nil, 42)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a2, _ := New(name, spec, dim, nil, 42)
+			a2, _ := New(name, spec, Layout{Dim: dim}, nil, 42)
 			pcg1 := rand.NewPCG(9, 9)
 			rng1 := rand.New(pcg1)
 			rng2 := rand.New(rand.NewPCG(9, 9))
@@ -195,7 +195,7 @@ func TestDeterminismAndResume(t *testing.T) {
 			if err := a2.Save(path); err != nil {
 				t.Fatal(err)
 			}
-			a3, err := Load(path, spec, dim)
+			a3, err := Load(path, spec, Layout{Dim: dim})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +218,7 @@ func TestDeterminismAndResume(t *testing.T) {
 			}
 			if name == "cover" {
 				// Learning happened: the state differs from a fresh agent's.
-				fresh, _ := New(name, spec, dim, nil, 42)
+				fresh, _ := New(name, spec, Layout{Dim: dim}, nil, 42)
 				if bytes.Equal(stateBytes(t, a1), stateBytes(t, fresh)) {
 					t.Fatal("400 rounds left the agent's state unchanged")
 				}
@@ -231,23 +231,23 @@ func TestDeterminismAndResume(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.state")
-	a, err := New("cover", mr.Hierarchical(), 5, Options{"hidden": "2"}, 1)
+	a, err := New("cover", mr.Hierarchical(), Layout{Dim: 5}, Options{"hidden": "2"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(path, mr.Hierarchical(), 6); err == nil || !strings.Contains(err.Error(), "context dimension 5, want 6") {
+	if _, err := Load(path, mr.Hierarchical(), Layout{Dim: 6}); err == nil || !strings.Contains(err.Error(), "context dimension 5, want 6") {
 		t.Errorf("wrong dimension: err = %v", err)
 	}
-	if _, err := Load(path, flatRotation(t), 5); err == nil || !strings.Contains(err.Error(), "scenario") {
+	if _, err := Load(path, flatRotation(t), Layout{Dim: 5}); err == nil || !strings.Contains(err.Error(), "scenario") {
 		t.Errorf("wrong scenario: err = %v", err)
 	}
 	// Same scenario name, different arm counts.
 	spec := mr.Hierarchical()
 	spec.Arms = spec.Arms[:6]
-	if _, err := Load(path, spec, 5); err == nil || !strings.Contains(err.Error(), "arm counts") {
+	if _, err := Load(path, spec, Layout{Dim: 5}); err == nil || !strings.Contains(err.Error(), "arm counts") {
 		t.Errorf("wrong arm counts: err = %v", err)
 	}
 	// Another format version.
@@ -262,33 +262,33 @@ func TestLoadErrors(t *testing.T) {
 	if err := os.WriteFile(vpath, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(vpath, mr.Hierarchical(), 5); err == nil || !strings.Contains(err.Error(), "version") {
+	if _, err := Load(vpath, mr.Hierarchical(), Layout{Dim: 5}); err == nil || !strings.Contains(err.Error(), "version") {
 		t.Errorf("wrong version: err = %v", err)
 	}
 	// Not a state file; truncated state.
 	junk := filepath.Join(dir, "junk")
 	os.WriteFile(junk, []byte("hello"), 0o644)
-	if _, err := Load(junk, mr.Hierarchical(), 5); err == nil || !strings.Contains(err.Error(), "not an amt bandit state") {
+	if _, err := Load(junk, mr.Hierarchical(), Layout{Dim: 5}); err == nil || !strings.Contains(err.Error(), "not an amt bandit state") {
 		t.Errorf("junk file: err = %v", err)
 	}
 	full, _ := os.ReadFile(path)
 	trunc := filepath.Join(dir, "trunc")
 	os.WriteFile(trunc, full[:len(full)/2], 0o644)
-	if _, err := Load(trunc, mr.Hierarchical(), 5); err == nil {
+	if _, err := Load(trunc, mr.Hierarchical(), Layout{Dim: 5}); err == nil {
 		t.Error("truncated file loaded without error")
 	}
 	// LoadOrNew: missing file → new; existing with other options → error.
-	b, loaded, err := LoadOrNew(filepath.Join(dir, "missing"), "cover", mr.Hierarchical(), 5, nil, 1)
+	b, loaded, err := LoadOrNew(filepath.Join(dir, "missing"), "cover", mr.Hierarchical(), Layout{Dim: 5}, nil, 1)
 	if err != nil || loaded || b == nil {
 		t.Errorf("LoadOrNew(missing) = %v, %v, %v; want new agent", b, loaded, err)
 	}
-	if _, loaded, err := LoadOrNew(path, "cover", mr.Hierarchical(), 5, Options{"hidden": "2"}, 1); err != nil || !loaded {
+	if _, loaded, err := LoadOrNew(path, "cover", mr.Hierarchical(), Layout{Dim: 5}, Options{"hidden": "2"}, 1); err != nil || !loaded {
 		t.Errorf("LoadOrNew(existing) loaded=%v err=%v", loaded, err)
 	}
-	if _, _, err := LoadOrNew(path, "cover", mr.Hierarchical(), 5, nil, 1); err == nil || !strings.Contains(err.Error(), "options") {
+	if _, _, err := LoadOrNew(path, "cover", mr.Hierarchical(), Layout{Dim: 5}, nil, 1); err == nil || !strings.Contains(err.Error(), "options") {
 		t.Errorf("LoadOrNew with other options: err = %v", err)
 	}
-	if _, _, err := LoadOrNew(path, "linucb", mr.Hierarchical(), 5, nil, 1); err == nil || !strings.Contains(err.Error(), "agent") {
+	if _, _, err := LoadOrNew(path, "linucb", mr.Hierarchical(), Layout{Dim: 5}, nil, 1); err == nil || !strings.Contains(err.Error(), "agent") {
 		t.Errorf("LoadOrNew with another agent: err = %v", err)
 	}
 }
@@ -319,7 +319,7 @@ func TestOptions(t *testing.T) {
 	for _, b := range bad {
 		o, err := ParseOptions(b.opts)
 		if err == nil {
-			_, err = New(b.agent, mr.Hierarchical(), 3, o, 1)
+			_, err = New(b.agent, mr.Hierarchical(), Layout{Dim: 3}, o, 1)
 		}
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%s %q: err = %v, want it to mention %q", b.agent, b.opts, err, b.want)
@@ -335,7 +335,7 @@ func TestOptions(t *testing.T) {
 // TestAgentRewards checks the paper's reward-to-cost rules through a
 // recording policy.
 func TestAgentRewards(t *testing.T) {
-	a, err := New("cover", mr.Hierarchical(), 2, nil, 1)
+	a, err := New("cover", mr.Hierarchical(), Layout{Dim: 2}, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestAgentRewards(t *testing.T) {
 	// A flat scenario: the arm's main reward is the halving reward of its
 	// angle, the main maximum the largest of them (10000 at ±5°), and
 	// there are no parameter bandits.
-	f, err := New("cover", flatRotation(t), 2, nil, 1)
+	f, err := New("cover", flatRotation(t), Layout{Dim: 2}, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,11 @@ func FuzzPolicy(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 2, 1.5, math.Inf(1))
 	const dim, k = 3, 3
 	var pols []Policy
-	for _, name := range Agents() {
+	for _, a := range AgentTable() {
+		name := a.Name
+		if a.joint != nil {
+			continue // no flat policy; FuzzHTS
+		}
 		cfg, _ := Resolve(name, Options{})
 		if name != "random" && name != "linucb" && name != "lints" {
 			cfg.Hidden = 2
@@ -475,7 +479,7 @@ func TestContextFree(t *testing.T) {
 	const dim = 5
 	for _, info := range AgentTable() {
 		t.Run(info.Name, func(t *testing.T) {
-			a, err := New(info.Name, sc, dim, nil, 1)
+			a, err := New(info.Name, sc, Layout{Dim: dim}, nil, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -485,7 +489,7 @@ func TestContextFree(t *testing.T) {
 			if !info.ContextFree {
 				return
 			}
-			b, _ := New(info.Name, sc, dim, nil, 1)
+			b, _ := New(info.Name, sc, Layout{Dim: dim}, nil, 1)
 			r1, r2 := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
 			ctxRng := rand.New(rand.NewPCG(5, 6))
 			zero := make([]float32, dim)
@@ -525,7 +529,7 @@ func TestFixedSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	trace := func(opts Options, runSeed uint64) []Choice {
-		a, err := New("cover", sc, 3, opts, runSeed)
+		a, err := New("cover", sc, Layout{Dim: 3}, opts, runSeed)
 		if err != nil {
 			t.Fatal(err)
 		}

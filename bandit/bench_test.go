@@ -110,7 +110,7 @@ func BenchmarkHierarchicalDecisionRotation(b *testing.B) {
 // agent on 64 feature contexts in turn, a third of the outcomes violations,
 // and reports the CPU time per decision too.
 func benchDecisions(b *testing.B, choose func(a *Agent, x []float32, rng *rand.Rand) (Choice, error)) {
-	a, err := New("cover", mr.Hierarchical(), 512, nil, 1)
+	a, err := New("cover", mr.Hierarchical(), Layout{Dim: 512}, nil, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func benchDecisions(b *testing.B, choose func(a *Agent, x []float32, rng *rand.R
 // BenchmarkSaveLoad saves and loads the paper's hierarchical cover agent
 // (512-d context), the per-run cost of "load existing or initialise new".
 func BenchmarkSaveLoad(b *testing.B) {
-	a, err := New("cover", mr.Hierarchical(), 512, nil, 1)
+	a, err := New("cover", mr.Hierarchical(), Layout{Dim: 512}, nil, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,12 +144,53 @@ func BenchmarkSaveLoad(b *testing.B) {
 		if err := a.Save(path); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Load(path, mr.Hierarchical(), 512); err != nil {
+		if _, err := Load(path, mr.Hierarchical(), Layout{Dim: 512}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
 	if st, err := os.Stat(path); err == nil {
 		b.ReportMetric(float64(st.Size()), "file-bytes")
+	}
+}
+
+// BenchmarkHTSDecision is one decision (Choose) plus update of the hts
+// agent with its defaults (standardisation and projection included) on the
+// paper's hierarchical scenario with 512-d feature contexts, and with 11
+// grey-box values appended (CIFAR-10 softmax and margin), a third of the
+// outcomes violations. Compare with BenchmarkHierarchicalDecision (the
+// paper's cover agent) in the same run.
+func BenchmarkHTSDecision(b *testing.B) {
+	for _, grey := range []int{0, 11} {
+		name := "features512"
+		if grey > 0 {
+			name = "features512+grey11"
+		}
+		b.Run(name, func(b *testing.B) {
+			a, err := New("hts", mr.Hierarchical(), Layout{Dim: 512 + grey, Grey: grey}, nil, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			xs := featureCtx(64)
+			rng := rand.New(rand.NewPCG(1, 1))
+			for i := range xs {
+				for k := 0; k < grey; k++ {
+					xs[i] = append(xs[i], float32(rng.Float64()))
+				}
+			}
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			defer func() { b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op") }()
+			for i := 0; i < b.N; i++ {
+				x := xs[i%len(xs)]
+				c, err := a.Choose(x, rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := a.Update(x, c, i%3 == 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/amt-dev/amt/scenario"
 )
 
 // Config holds every tunable parameter of the agents. Each agent uses a
@@ -27,8 +29,20 @@ type Config struct {
 	Bags       int       // bootstrap-ts: number of bags (bags)
 	Alpha      float64   // linucb: width multiplier α (alpha)
 	V          float64   // lints: posterior scale v (v)
-	Samples    int       // lints: Monte Carlo draws for the probabilities (samples)
+	Samples    int       // lints, hts: posterior draws per decision (samples)
 	Round      bool      // agent: pass probabilities and costs rounded to 2 decimals to Learn, as the original tool did (round)
+
+	Standardize bool    // agent: standardise contexts online before the levels see them (standardize)
+	Proj        int     // standardisation: random projections of the features, 0 = none (proj)
+	PriorBias   float64 // hts: prior sd of a model's intercept (prior-bias)
+	Prior       float64 // hts: prior sd of the features' total contribution (prior)
+	PriorGrey   float64 // hts: prior sd of each grey-box weight (prior-grey)
+	PriorAngle  float64 // hts: prior sd of the value-basis weights (prior-angle)
+	Interact    float64 // hts: prior sd of the per-context slopes in |value|, relative (interact)
+	Temp        float64 // hts: scale of the posterior draws' sd (temp)
+	Levels      string  // hts: coop or own (levels)
+	ParamWeight float64 // hts: weight of the parameter reward in the coop parameter level (param-weight)
+	Drift       float64 // hts: variance added per update, relative to the prior (drift)
 	// FixedSeed makes every bandit of the agent, in every run, draw its
 	// internal randomness from Seed instead of from the run's seed (seed:
 	// an integer rather than run).
@@ -111,20 +125,44 @@ var (
 	optGammaScale = floatOption("gamma-scale", "squarecb: γ = gamma-scale · t^gamma-exponent", "10", 0, 1e12, false, func(c *Config) *float64 { return &c.GammaScale })
 	optGammaExp   = floatOption("gamma-exponent", "squarecb: the exponent of t in γ", "0.5", 0, 10, false, func(c *Config) *float64 { return &c.GammaExp })
 	optBags       = intOption("bags", "bootstrap-ts: number of bags", "4", 1, 1024, func(c *Config) *int { return &c.Bags })
-	optAlpha      = floatOption("alpha", "linucb, ucb1: width multiplier α of the confidence bound", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.Alpha })
-	optV          = floatOption("v", "lints: posterior scale v", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.V })
-	optSamples    = intOption("samples", "lints: Monte Carlo draws for the probabilities", "100", 1, 1000000, func(c *Config) *int { return &c.Samples })
-	optRound      = Option{Key: "round", Doc: "pass probabilities and costs rounded to 2 decimals to learning, as the original tool did", Want: "true or false", Default: "false",
+	optAlpha      = floatOption("alpha", "linucb, ucb1: width multiplier α of the confidence bound (linucb: in units of the logged cost range)", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.Alpha })
+	optV          = floatOption("v", "lints: posterior scale v (in units of the logged cost range)", "1", 0, 1e12, false, func(c *Config) *float64 { return &c.V })
+	optSamples    = intOption("samples", "lints, hts: posterior draws per decision (the probabilities are their frequencies)", "100", 1, 1000000, func(c *Config) *int { return &c.Samples })
+	optRound      = boolOption("round", "pass probabilities and costs rounded to 2 decimals to learning, as the original tool did", "false", func(c *Config) *bool { return &c.Round })
+
+	optStandardize = boolOption("standardize", "standardise contexts online (running mean and variance, ±5 sd) before the bandits see them, projecting all but the grey-box block to proj dimensions", "false", func(c *Config) *bool { return &c.Standardize })
+	optProj        = intOption("proj", "random projections of the standardised features (the grey-box block is kept as it is); 0 = none, as when the features have no more values", "16", 0, 4096, func(c *Config) *int { return &c.Proj })
+	optPriorBias   = floatOption("prior-bias", "hts: prior sd of each model's intercept (probit scale)", "3", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorBias })
+	optPrior       = floatOption("prior", "hts: prior sd of the features' total contribution (each of the n weights has prior/√n)", "0.2", 0, 1e6, true, func(c *Config) *float64 { return &c.Prior })
+	optPriorGrey   = floatOption("prior-grey", "hts: prior sd of each grey-box weight", "0.15", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorGrey })
+	optPriorAngle  = floatOption("prior-angle", "hts: prior sd of the weights of the value basis (u, u², sign·u, u the value's magnitude over the largest)", "2", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorAngle })
+	optInteract    = floatOption("interact", "hts: prior sd of the per-context slopes in the value's magnitude, relative to the context weights' (0 = no such terms)", "2", 0, 1e6, false, func(c *Config) *float64 { return &c.Interact })
+	optTemp        = floatOption("temp", "hts: scale of the posterior draws' sd (1 = Thompson sampling, 0 = greedy on the posterior mean)", "0.5", 0, 100, false, func(c *Config) *float64 { return &c.Temp })
+	optLevels      = Option{Key: "levels", Doc: "hts: what the parameter level maximises: coop (its choice's violation probability times the sum of both levels' normalised rewards) or own (its own reward only, as the paper's separate bandits)", Want: "coop or own", Default: "coop",
+		set: func(c *Config, v string) error {
+			if !slices.Contains(htsLevels, v) {
+				return fmt.Errorf("want coop or own")
+			}
+			c.Levels = v
+			return nil
+		},
+		get: func(c Config) string { return c.Levels }}
+	optParamWeight = floatOption("param-weight", "hts: weight of the parameter reward in the coop parameter level's objective", "1", 0, 1e6, false, func(c *Config) *float64 { return &c.ParamWeight })
+	optDrift       = floatOption("drift", "hts: variance added to every weight per update, relative to its prior (0 for a fixed SUT, e.g. 0.001 to follow one that changes)", "0", 0, 1, false, func(c *Config) *float64 { return &c.Drift })
+)
+
+func boolOption(key, doc, def string, field func(*Config) *bool) Option {
+	return Option{Key: key, Doc: doc, Want: "true or false", Default: def,
 		set: func(c *Config, v string) error {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
 				return fmt.Errorf("want true or false")
 			}
-			c.Round = b
+			*field(c) = b
 			return nil
 		},
-		get: func(c Config) string { return strconv.FormatBool(c.Round) }}
-)
+		get: func(c Config) string { return strconv.FormatBool(*field(&c)) }}
+}
 
 // optSeed chooses between amt's seeding and the original's: the original
 // tool never passed a seed to Vowpal Wabbit, so every VW instance of every
@@ -155,7 +193,8 @@ var optSeed = Option{Key: "seed", Doc: "internal randomness (network initialisat
 
 // allOptions lists every option, for the defaults every Config starts from.
 var allOptions = []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optLambda,
-	optGammaScale, optGammaExp, optBags, optAlpha, optV, optSamples, optRound, optSeed}
+	optGammaScale, optGammaExp, optBags, optAlpha, optV, optSamples, optRound, optStandardize, optProj,
+	optPriorBias, optPrior, optPriorGrey, optPriorAngle, optInteract, optTemp, optLevels, optParamWeight, optDrift, optSeed}
 
 // learner is a Policy whose learned state can be saved and restored
 // (the structure comes from the agent's construction). Every agent's
@@ -187,6 +226,13 @@ type AgentInfo struct {
 	// (both ≥ 1, checked by NewPolicy), with internal randomness derived
 	// from seed.
 	new func(k, dim int, cfg Config, seed uint64) (learner, error)
+	// joint, set instead of new for an agent that decides both levels of a
+	// scenario at once, returns it for the scenario and the layout of the
+	// (transformed) contexts it sees.
+	joint func(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (jointLearner, error)
+	// standardized agents always standardise their contexts (with the
+	// proj option); the others do when their standardize option is on.
+	standardized bool
 }
 
 // agents is the agent table, in listing order. A new agent is its own file
@@ -195,36 +241,45 @@ var agents = []AgentInfo{
 	{Name: "random", Doc: "uniform arm, then uniform parameter (the original's RandomAgent)", Options: []Option{optRound}, ContextFree: true,
 		new: func(k, dim int, _ Config, _ uint64) (learner, error) { return NewUniform(k, dim) }},
 	{Name: "cover", Doc: "the paper's: VW 8.x online cover (--cover 3 --psi 1 --nn 16, DR), rounded probabilities and costs",
-		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"round": "true"},
+		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"round": "true"},
 		new: coverLearner},
 	{Name: "cover-modern", Doc: "cover with VW ≥ 9 semantics (a floor ε/K on every arm)",
-		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"mode": "modern"},
+		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"mode": "modern"},
 		new: coverLearner},
 	{Name: "epsilon-greedy", Doc: "ε uniform, else the arm of least predicted cost (importance-weighted regression)",
-		Options: []Option{optHidden, optEpsilon, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"estimator": "iwr"},
+		Options: []Option{optHidden, optEpsilon, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"estimator": "iwr"},
 		new: csLearner(kindEpsGreedy)},
 	{Name: "softmax", Doc: "probabilities ∝ exp(−λ · range-normalised predicted cost)",
-		Options: []Option{optHidden, optLambda, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"estimator": "iwr"},
+		Options: []Option{optHidden, optLambda, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"estimator": "iwr"},
 		new: csLearner(kindSoftmax)},
 	{Name: "squarecb", Doc: "inverse-gap weighting on a regression oracle (Foster & Rakhlin 2020)",
-		Options: []Option{optHidden, optGammaScale, optGammaExp, optLR, optRound, optSeed},
+		Options: []Option{optHidden, optGammaScale, optGammaExp, optLR, optRound, optStandardize, optProj, optSeed},
 		new:     csLearner(kindSquareCB)},
 	{Name: "bootstrap-ts", Doc: "bootstrapped Thompson sampling over online bags",
-		Options: []Option{optHidden, optBags, optEstimator, optLR, optRound, optSeed}, Defaults: Options{"estimator": "iwr"},
+		Options: []Option{optHidden, optBags, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"estimator": "iwr"},
 		new: csLearner(kindBootstrap)},
-	{Name: "linucb", Doc: "LinUCB on costs: per-arm ridge regression, lower confidence bound",
-		Options: []Option{optLambda, optAlpha, optRound}, Defaults: Options{"lambda": "1"},
+	{Name: "linucb", Doc: "LinUCB on costs: per-arm ridge regression, lower confidence bound; standardised, projected contexts",
+		Options:  []Option{optLambda, optAlpha, optStandardize, optProj, optRound},
+		Defaults: Options{"lambda": "1", "alpha": "0.1", "standardize": "true"},
 		new: func(k, dim int, cfg Config, seed uint64) (learner, error) {
 			return newLinPolicy(false, k, dim, cfg, seed), nil
 		}},
-	{Name: "lints", Doc: "linear Thompson sampling on costs",
-		Options: []Option{optLambda, optV, optSamples, optRound, optSeed}, Defaults: Options{"lambda": "1"},
+	{Name: "lints", Doc: "linear Thompson sampling on costs; standardised, projected contexts",
+		Options:  []Option{optLambda, optV, optSamples, optStandardize, optProj, optRound, optSeed},
+		Defaults: Options{"lambda": "1", "v": "0.02", "standardize": "true", "proj": "8"},
 		new: func(k, dim int, cfg Config, seed uint64) (learner, error) {
 			return newLinPolicy(true, k, dim, cfg, seed), nil
 		}},
 	{Name: "ucb1", Doc: "UCB1 on range-normalised costs, ignoring the context (a non-contextual baseline)",
 		Options: []Option{optAlpha, optRound}, ContextFree: true,
 		new: func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
+	{Name: "hts", Doc: "amt's own (recommended): hierarchical Thompson sampling over Bayesian probit models of the violation probability, a relation's angle an ordinal input; standardised, projected contexts",
+		Options: []Option{optProj, optPriorBias, optPrior, optPriorGrey, optPriorAngle, optInteract, optTemp, optSamples,
+			optLevels, optParamWeight, optDrift},
+		Defaults: Options{"samples": "32"}, standardized: true,
+		joint: func(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (jointLearner, error) {
+			return newHTS(spec, ctx, cfg, seed)
+		}},
 }
 
 // Agents lists the agent names New accepts, in a stable order.
@@ -382,9 +437,22 @@ func (c Config) Canonical(agent string) string {
 }
 
 // NewPolicy returns the named agent's flat policy over k arms for contexts
-// of dimension dim, with internal randomness derived from seed.
+// of dimension dim, with internal randomness derived from seed; with the
+// standardize option on, the policy standardises its contexts itself. An
+// agent that decides a whole scenario at once (hts) has no flat policy.
 func NewPolicy(agent string, k, dim int, cfg Config, seed uint64) (Policy, error) {
-	return newLearner(agent, k, dim, cfg, seed)
+	p, err := newLearner(agent, k, dim, cfg, seed)
+	if err != nil || !cfg.Standardize {
+		return p, err
+	}
+	pre, err := newLayoutStandardizer(Layout{Dim: dim}, cfg.Proj, splitmix(seed, seedStandardizer))
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", agent, err)
+	}
+	if p, err = newLearner(agent, k, pre.Dim(), cfg, seed); err != nil {
+		return nil, err
+	}
+	return &standardized{pre: pre, p: p}, nil
 }
 
 func newLearner(agent string, k, dim int, cfg Config, seed uint64) (learner, error) {
@@ -394,6 +462,9 @@ func newLearner(agent string, k, dim int, cfg Config, seed uint64) (learner, err
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return nil, err
+	}
+	if a.new == nil {
+		return nil, fmt.Errorf("agent %s decides over a whole scenario; it has no flat policy", agent)
 	}
 	if cfg.FixedSeed {
 		seed = cfg.Seed

@@ -18,7 +18,7 @@ func ExampleNew() {
 		{Name: "banner", Action: "banner"},
 		{Name: "discount", Action: "discount", Param: discount, Values: []float64{10, 20, 30}},
 	}}
-	agent, err := bandit.New("cover", shop, 4, bandit.Options{"hidden": "8"}, 1)
+	agent, err := bandit.New("cover", shop, bandit.Layout{Dim: 4}, bandit.Options{"hidden": "8"}, 1)
 	if err != nil {
 		panic(err)
 	}

@@ -11,10 +11,13 @@ import (
 // constant feature, with A_a⁻¹ kept by Sherman–Morrison updates (allocated
 // on an arm's first update).
 //
-// LinUCB plays argmin θ_aᵀx − α·√(xᵀA_a⁻¹x) (lower confidence bound on the
-// cost; ties to the first arm), so its distribution is one-hot.
-// Linear TS draws c̃_a ~ N(θ_aᵀx, v²·xᵀA_a⁻¹x) — for one context this is
-// exactly the distribution of θ̃_aᵀx with θ̃_a ~ N(θ_a, v²A_a⁻¹), without a
+// LinUCB plays argmin θ_aᵀx − α·R·√(xᵀA_a⁻¹x) (lower confidence bound on
+// the cost; ties to the first arm), so its distribution is one-hot; R is
+// the width of the range of the costs learned so far (1 until two differ),
+// which makes α independent of the cost unit (the paper's parameter costs
+// go up to 10⁴, its main costs are 0/1).
+// Linear TS draws c̃_a ~ N(θ_aᵀx, v²R²·xᵀA_a⁻¹x) — for one context this is
+// exactly the distribution of θ̃_aᵀx with θ̃_a ~ N(θ_a, v²R²A_a⁻¹), without a
 // D×D Cholesky factorisation — and returns the frequencies of the argmin
 // over Samples draws from its internal generator, so the probability the
 // caller logs is the probability with which the arm is actually played.
@@ -26,11 +29,16 @@ type linPolicy struct {
 	alpha   float64
 	v       float64
 	samples int
-	ainv    [][]float64 // per arm, (D+1)², nil until the first update
-	bvec    [][]float64
-	theta   [][]float64
-	pcg     *rand.PCG
-	rng     *rand.Rand
+	// range of the logged costs: the width α·sd (LinUCB) and the draw
+	// scale v·sd (LinTS) are multiplied by it, so that α and v do not
+	// depend on the cost unit (0/1 main costs, parameter costs up to 10⁴)
+	nLearn   int64
+	cLo, cHi float64
+	ainv     [][]float64 // per arm, (D+1)², nil until the first update
+	bvec     [][]float64
+	theta    [][]float64
+	pcg      *rand.PCG
+	rng      *rand.Rand
 
 	xa, tmp []float64
 	mean    []float64
@@ -53,6 +61,15 @@ func newLinPolicy(ts bool, k, dim int, cfg Config, seed uint64) *linPolicy {
 
 // Arms implements Policy.
 func (l *linPolicy) Arms() int { return l.k }
+
+// scale returns the width of the range of logged costs, 1 until two
+// different costs have been seen.
+func (l *linPolicy) scale() float64 {
+	if r := l.cHi - l.cLo; r > 0 {
+		return r
+	}
+	return 1
+}
 
 func (l *linPolicy) load(ctx []float32) {
 	for i, v := range ctx {
@@ -100,7 +117,7 @@ func (l *linPolicy) Distribution(ctx []float32) ([]float64, error) {
 			}
 		}
 		l.mean[a] = m
-		l.sd[a] = math.Sqrt(max(l.quad(a), 0))
+		l.sd[a] = math.Sqrt(max(l.quad(a), 0)) * l.scale()
 	}
 	p := make([]float64, l.k)
 	if !l.ts {
@@ -134,6 +151,11 @@ func (l *linPolicy) Learn(ctx []float32, arm int, prob, cost float64) error {
 		return err
 	}
 	l.load(ctx)
+	if l.nLearn == 0 {
+		l.cLo, l.cHi = cost, cost
+	}
+	l.nLearn++
+	l.cLo, l.cHi = min(l.cLo, cost), max(l.cHi, cost)
 	n := l.dim + 1
 	if l.ainv[arm] == nil {
 		ai := make([]float64, n*n)

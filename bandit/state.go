@@ -17,8 +17,10 @@ import (
 )
 
 // StateVersion is the version of the agent state file format written by
-// Save. Files of another version are rejected by Load.
-const StateVersion = 1
+// Save. Files of another version are rejected by Load. Version 2: the
+// header has the grey-box block's size, and a standardising agent's
+// Standardizer state follows it.
+const StateVersion = 2
 
 // stateMagic starts every state file.
 const stateMagic = "amt-bandit-state\n"
@@ -31,25 +33,42 @@ type stateHeader struct {
 	Scenario string
 	Arms     []int // K of the main bandit, then the grid size of each arm (0 = none)
 	Dim      int
+	Grey     int    // the grey-box block's size (Layout.Grey)
 	Options  string // Config.Canonical
 	Seed     uint64
 }
 
 func (a *Agent) header() stateHeader {
 	arms := []int{len(a.scen.Arms)}
-	for i := range a.scen.Arms {
+	for _, arm := range a.scen.Arms {
 		n := 0
-		if a.subs[i] != nil {
-			n = a.subs[i].Arms()
+		if arm.Hierarchical() {
+			n = len(arm.Values)
 		}
 		arms = append(arms, n)
 	}
 	return stateHeader{Version: StateVersion, Agent: a.name, Scenario: a.scen.Name, Arms: arms,
-		Dim: a.dim, Options: a.cfg.Canonical(a.name), Seed: a.seed}
+		Dim: a.layout.Dim, Grey: a.layout.Grey, Options: a.cfg.Canonical(a.name), Seed: a.seed}
 }
 
-func (a *Agent) policies() []learner {
-	ps := []learner{a.main}
+// stateful is a part of an agent whose learned state is saved.
+type stateful interface {
+	saveState(enc *gob.Encoder) error
+	loadState(dec *gob.Decoder) error
+}
+
+// parts returns the agent's stateful parts in file order: the
+// standardizer, then the joint learner or the main bandit and the
+// parameter bandits.
+func (a *Agent) parts() []stateful {
+	var ps []stateful
+	if a.pre != nil {
+		ps = append(ps, a.pre)
+	}
+	if a.joint != nil {
+		return append(ps, a.joint)
+	}
+	ps = append(ps, a.main)
 	for _, s := range a.subs {
 		if s != nil {
 			ps = append(ps, s)
@@ -66,9 +85,9 @@ func (a *Agent) WriteTo(w io.Writer) (int64, error) {
 	if err := enc.Encode(a.header()); err != nil {
 		return 0, fmt.Errorf("encoding state header: %w", err)
 	}
-	for i, p := range a.policies() {
+	for i, p := range a.parts() {
 		if err := p.saveState(enc); err != nil {
-			return 0, fmt.Errorf("encoding state of bandit %d: %w", i, err)
+			return 0, fmt.Errorf("encoding state of part %d: %w", i, err)
 		}
 	}
 	return buf.WriteTo(w)
@@ -93,10 +112,10 @@ func (a *Agent) Save(path string) error {
 }
 
 // ReadAgent reads an agent saved with WriteTo. spec must be the scenario it
-// was saved with (its reward functions are not saved) and dim its context
-// dimension; a different format version, scenario, arm count or context
-// dimension is an error naming both values.
-func ReadAgent(r io.Reader, spec scenario.Scenario, dim int) (*Agent, error) {
+// was saved with (its reward functions are not saved) and ctx its context
+// layout; a different format version, scenario, arm count or context
+// layout is an error naming both values.
+func ReadAgent(r io.Reader, spec scenario.Scenario, ctx Layout) (*Agent, error) {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(stateMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != stateMagic {
@@ -113,8 +132,11 @@ func ReadAgent(r io.Reader, spec scenario.Scenario, dim int) (*Agent, error) {
 	if h.Scenario != spec.Name {
 		return nil, fmt.Errorf("state is for scenario %q, want %q", h.Scenario, spec.Name)
 	}
-	if h.Dim != dim {
-		return nil, fmt.Errorf("state has context dimension %d, want %d", h.Dim, dim)
+	if h.Dim != ctx.Dim {
+		return nil, fmt.Errorf("state has context dimension %d, want %d", h.Dim, ctx.Dim)
+	}
+	if h.Grey != ctx.Grey {
+		return nil, fmt.Errorf("state has a grey-box block of %d values, want %d", h.Grey, ctx.Grey)
 	}
 	opts := Options{}
 	if h.Options != "" {
@@ -123,29 +145,29 @@ func ReadAgent(r io.Reader, spec scenario.Scenario, dim int) (*Agent, error) {
 			return nil, fmt.Errorf("state options: %w", err)
 		}
 	}
-	a, err := New(h.Agent, spec, dim, opts, h.Seed)
+	a, err := New(h.Agent, spec, ctx, opts, h.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	if want := a.header().Arms; !slices.Equal(h.Arms, want) {
 		return nil, fmt.Errorf("state has arm counts %v (main, then per-arm grids), scenario %q has %v", h.Arms, spec.Name, want)
 	}
-	for i, p := range a.policies() {
+	for i, p := range a.parts() {
 		if err := p.loadState(dec); err != nil {
-			return nil, fmt.Errorf("reading state of bandit %d: %w", i, err)
+			return nil, fmt.Errorf("reading state of part %d: %w", i, err)
 		}
 	}
 	return a, nil
 }
 
 // Load reads an agent saved with Save (see ReadAgent for the checks).
-func Load(path string, spec scenario.Scenario, dim int) (*Agent, error) {
+func Load(path string, spec scenario.Scenario, ctx Layout) (*Agent, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("loading bandit state: %w", err)
 	}
 	defer f.Close()
-	a, err := ReadAgent(f, spec, dim)
+	a, err := ReadAgent(f, spec, ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading bandit state %s: %w", path, err)
 	}
@@ -156,10 +178,10 @@ func Load(path string, spec scenario.Scenario, dim int) (*Agent, error) {
 // exists it is loaded and must hold the same agent with the same effective
 // options; otherwise a new agent is returned (not yet saved). loaded reports
 // which happened.
-func LoadOrNew(path, name string, spec scenario.Scenario, dim int, opts Options, seed uint64) (a *Agent, loaded bool, err error) {
-	a, err = Load(path, spec, dim)
+func LoadOrNew(path, name string, spec scenario.Scenario, ctx Layout, opts Options, seed uint64) (a *Agent, loaded bool, err error) {
+	a, err = Load(path, spec, ctx)
 	if errors.Is(err, fs.ErrNotExist) {
-		a, err = New(name, spec, dim, opts, seed)
+		a, err = New(name, spec, ctx, opts, seed)
 		return a, false, err
 	}
 	if err != nil {
@@ -234,6 +256,9 @@ func (p *csPolicy) loadState(dec *gob.Decoder) error {
 type linState struct {
 	Ainv, B, Theta [][]float64
 	RNG            []byte
+	// Learn calls and the range of logged costs.
+	N        int64
+	CLo, CHi float64
 }
 
 func (l *linPolicy) saveState(enc *gob.Encoder) error {
@@ -241,7 +266,7 @@ func (l *linPolicy) saveState(enc *gob.Encoder) error {
 	if err != nil {
 		return err
 	}
-	return enc.Encode(linState{l.ainv, l.bvec, l.theta, rng})
+	return enc.Encode(linState{l.ainv, l.bvec, l.theta, rng, l.nLearn, l.cLo, l.cHi})
 }
 
 func (l *linPolicy) loadState(dec *gob.Decoder) error {
@@ -263,5 +288,9 @@ func (l *linPolicy) loadState(dec *gob.Decoder) error {
 		}
 		l.ainv[a], l.bvec[a], l.theta[a] = s.Ainv[a], s.B[a], s.Theta[a]
 	}
+	if s.N < 0 || !(s.CLo <= s.CHi) {
+		return fmt.Errorf("linear state has %d updates and cost range [%v, %v]", s.N, s.CLo, s.CHi)
+	}
+	l.nLearn, l.cLo, l.cHi = s.N, s.CLo, s.CHi
 	return l.pcg.UnmarshalBinary(s.RNG)
 }

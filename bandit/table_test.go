@@ -1,13 +1,17 @@
 package bandit
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/amt-dev/amt/mr"
+)
 
 // Every table entry is complete: a doc line, options that exist, defaults
 // only for options the agent takes, a constructor that works.
 func TestAgentTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, a := range AgentTable() {
-		if a.Name == "" || a.Doc == "" || a.new == nil || seen[a.Name] {
+		if a.Name == "" || a.Doc == "" || (a.new == nil) == (a.joint == nil) || seen[a.Name] {
 			t.Errorf("agent %q: incomplete or repeated entry", a.Name)
 		}
 		seen[a.Name] = true
@@ -27,6 +31,16 @@ func TestAgentTable(t *testing.T) {
 		}
 		if back, err := Resolve(a.Name, o); err != nil || back != cfg {
 			t.Errorf("agent %s: canonical %q resolves to %+v, %v", a.Name, cfg.Canonical(a.Name), back, err)
+		}
+		if a.joint != nil {
+			// No flat policy: it decides a whole scenario.
+			if _, err := NewPolicy(a.Name, 3, 2, cfg, 1); err == nil {
+				t.Errorf("agent %s: NewPolicy of an agent without flat policy: no error", a.Name)
+			}
+			if _, err := New(a.Name, mr.Hierarchical(), Layout{Dim: 2}, nil, 1); err != nil {
+				t.Errorf("agent %s: New: %v", a.Name, err)
+			}
+			continue
 		}
 		if p, err := NewPolicy(a.Name, 3, 2, cfg, 1); err != nil || p.Arms() != 3 {
 			t.Errorf("agent %s: NewPolicy: %v", a.Name, err)

@@ -93,7 +93,7 @@ func median(v []float64) float64 {
 func vwProblem(agent string, opts Options, seed uint64) (cost, best float64, err error) {
 	sc := scenario.Scenario{Name: "vw-8a", Objective: scenario.Paper, Arms: []scenario.Arm{
 		{Name: "a1", Action: "a1"}, {Name: "a2", Action: "a2"}, {Name: "a3", Action: "a3"}}}
-	a, err := New(agent, sc, 4, opts, seed)
+	a, err := New(agent, sc, Layout{Dim: 4}, opts, seed)
 	if err != nil {
 		return 0, 0, err
 	}

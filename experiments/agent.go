@@ -20,9 +20,10 @@ type banditAgent struct {
 }
 
 // NewAgent returns the bandit agent of spec for the scenario and contexts
-// of dimension dim (see bandit.New); seed derives its internal randomness.
-func NewAgent(spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (Agent, error) {
-	a, err := bandit.New(spec.Name, sc, dim, spec.Options, seed)
+// of the given layout (see bandit.New); seed derives its internal
+// randomness.
+func NewAgent(spec AgentSpec, sc scenario.Scenario, layout bandit.Layout, seed uint64) (Agent, error) {
+	a, err := bandit.New(spec.Name, sc, layout, spec.Options, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -32,8 +33,8 @@ func NewAgent(spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (Agent
 // loadOrNewAgent is NewAgent that continues from the state file at path
 // when it exists (the paper's "load existing or initialise new bandit");
 // loaded reports which happened.
-func loadOrNewAgent(path string, spec AgentSpec, sc scenario.Scenario, dim int, seed uint64) (a Agent, loaded bool, err error) {
-	ba, loaded, err := bandit.LoadOrNew(path, spec.Name, sc, dim, spec.Options, seed)
+func loadOrNewAgent(path string, spec AgentSpec, sc scenario.Scenario, layout bandit.Layout, seed uint64) (a Agent, loaded bool, err error) {
+	ba, loaded, err := bandit.LoadOrNew(path, spec.Name, sc, layout, spec.Options, seed)
 	if err != nil {
 		return nil, false, err
 	}

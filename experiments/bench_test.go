@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/mr"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkRunLoopReplay(b *testing.B) {
 		b.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	env, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	env, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: tab.Dim}, sc)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -58,10 +58,20 @@ type caseStudy interface {
 	// verdict returns the table row of follow-up v, column col of the
 	// table, of a judged image.
 	verdict(j judgement, col int, v scenario.Variant) record.Verdict
+	// newSutAnswer returns a function computing the grey-box context block
+	// of image i: what the SUT answers on the source image alone
+	// (greybox.go), one inference. The sweep caches the blocks apart from
+	// the judgements (sweepConfig.sut).
+	newSutAnswer() (func(i int) ([]float32, error), error)
+	// sutBlock describes the grey-box block, for the key of its cache.
+	sutBlock() string
+	// sutDim returns the length of the grey-box block.
+	sutDim() (int, error)
 	// newEnv returns the Env of an online run over the first n images of
-	// the data set; newExt (nil: no context) makes its feature extractor,
-	// after the SUT.
-	newEnv(n int, newExt func() (extractor, error), rel map[string]relation, sc scenario.Scenario) (Env, error)
+	// the data set; newExt (nil: no such features) makes its feature
+	// extractor, after the SUT; with sut its contexts end with the
+	// grey-box block.
+	newEnv(n int, newExt func() (extractor, error), sut bool, rel map[string]relation, sc scenario.Scenario) (Env, error)
 }
 
 // A judge is one sweep worker's system under test.

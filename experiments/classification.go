@@ -12,10 +12,11 @@ import (
 	"github.com/amt-dev/amt/sut"
 )
 
-// A classifier is a classification system under test: the top-1 class of
-// each image of a batch.
+// A classifier is a classification system under test: its prediction
+// (top-1 class and logits) for each image of a batch. *sut.Classifier
+// implements it.
 type classifier interface {
-	Classify(imgs []rgb.Image) ([]int, error)
+	Classify(imgs []rgb.Image) ([]sut.Prediction, error)
 }
 
 // classificationStudy is the paper's first case study: an image
@@ -26,6 +27,9 @@ type classificationStudy struct {
 	src           source // the whole data set
 	newClassifier func() (classifier, error)
 	cfg           SUTConfig // the settings the cache key records
+	// classes is the model's number of classes, 0 until known (a model
+	// whose output does not fix it is asked on the first image).
+	classes int
 }
 
 // newClassificationStudy checks that the model is a classifier and returns
@@ -36,32 +40,17 @@ func newClassificationStudy(cfg *Config, model *nn.Model, src source) (caseStudy
 	}
 	s := cfg.SUT
 	newClassifier := func() (classifier, error) {
-		c, err := sut.NewClassifier(model.Clone(), sut.ClassifierConfig{Width: s.InputWidth, Height: s.InputHeight, Mean: s.Mean, Std: s.Std, BatchSize: s.BatchSize})
-		if err != nil {
-			return nil, err
-		}
-		return classifierFunc(func(imgs []rgb.Image) ([]int, error) {
-			preds, err := c.Classify(imgs)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]int, len(preds))
-			for i, p := range preds {
-				out[i] = p.Class
-			}
-			return out, nil
-		}), nil
+		return sut.NewClassifier(model.Clone(), sut.ClassifierConfig{Width: s.InputWidth, Height: s.InputHeight, Mean: s.Mean, Std: s.Std, BatchSize: s.BatchSize})
 	}
 	if _, err := newClassifier(); err != nil {
 		return nil, cfg.errAt("sut", "%w", err)
 	}
-	return &classificationStudy{src: src, newClassifier: newClassifier, cfg: s}, nil
+	st := &classificationStudy{src: src, newClassifier: newClassifier, cfg: s}
+	if k := model.Outputs()[0].Shape[1]; k > 0 {
+		st.classes = k
+	}
+	return st, nil
 }
-
-// classifierFunc adapts a function to classifier.
-type classifierFunc func([]rgb.Image) ([]int, error)
-
-func (f classifierFunc) Classify(imgs []rgb.Image) ([]int, error) { return f(imgs) }
 
 func (*classificationStudy) name() string { return studyClassification }
 
@@ -103,7 +92,64 @@ func (*classificationStudy) verdict(j judgement, col int, v scenario.Variant) re
 	}
 }
 
-func (s *classificationStudy) newEnv(n int, newExt func() (extractor, error), rel map[string]relation, sc scenario.Scenario) (Env, error) {
+// sutAnswer classifies source image i alone (a batch of one, as the
+// online env does for the context) and returns its grey-box block.
+func (s *classificationStudy) newSutAnswer() (func(i int) ([]float32, error), error) {
+	cls, err := s.newClassifier()
+	if err != nil {
+		return nil, err
+	}
+	return func(i int) ([]float32, error) {
+		img, _, err := s.src.Image(i)
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		p, err := cls.Classify([]rgb.Image{img})
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		if len(p) != 1 {
+			return nil, fmt.Errorf("sut features: image %d: the classifier returned %d predictions for 1 image", i, len(p))
+		}
+		return classSutFeatures(p[0].Logits)
+	}, nil
+}
+
+func (*classificationStudy) sutBlock() string {
+	return "softmax of the source image's logits (batch of one), then the top-1 − top-2 logit margin"
+}
+
+// sutDim is the number of classes + 1 (classSutFeatures).
+func (s *classificationStudy) sutDim() (int, error) {
+	if s.classes == 0 {
+		img, _, err := s.src.Image(0)
+		if err != nil {
+			return 0, fmt.Errorf("sut features: image 0: %w", err)
+		}
+		cls, err := s.newClassifier()
+		if err != nil {
+			return 0, err
+		}
+		p, err := cls.Classify([]rgb.Image{img})
+		if err != nil {
+			return 0, fmt.Errorf("sut features: image 0: %w", err)
+		}
+		if len(p) != 1 || len(p[0].Logits) == 0 {
+			return 0, fmt.Errorf("sut features: the classifier returned %d predictions for 1 image", len(p))
+		}
+		s.classes = len(p[0].Logits)
+	}
+	return s.classes + 1, nil
+}
+
+func (s *classificationStudy) newEnv(n int, newExt func() (extractor, error), withSut bool, rel map[string]relation, sc scenario.Scenario) (Env, error) {
+	sutDim := 0
+	if withSut {
+		var err error
+		if sutDim, err = s.sutDim(); err != nil {
+			return nil, err
+		}
+	}
 	cls, err := s.newClassifier()
 	if err != nil {
 		return nil, err
@@ -114,7 +160,7 @@ func (s *classificationStudy) newEnv(n int, newExt func() (extractor, error), re
 			return nil, err
 		}
 	}
-	return newOnlineEnv(limited{source: s.src, n: n}, ext, cls, rel, sc)
+	return newOnlineEnv(limited{source: s.src, n: n}, ext, sutDim, cls, rel, sc)
 }
 
 // classJudgement is one image of a classification table, a line of its
@@ -178,33 +224,38 @@ func (c *classJudge) judge(ctx context.Context, i int, vars []scenario.Variant, 
 		if len(pred) != len(c.batch) {
 			return nil, rgb.Image{}, fmt.Errorf("sweep: image %d: classifier returned %d predictions for %d images", i, len(pred), len(c.batch))
 		}
-		preds = append(preds, pred...)
+		for _, p := range pred {
+			preds = append(preds, p.Class)
+		}
 	}
 	return &classJudgement{Image: i, Label: label, Pred: preds[0], Preds: preds[1:]}, img, nil
 }
 
 // onlineEnv answers the loop by running the classifier, as the paper
 // did: the context comes from the feature extractor applied to the source
-// image, the verdict from classifying the source and the follow-up
-// together (violation iff their top-1 classes differ).
+// image (and, with the grey-box block, from classifying the source
+// image), the verdict from classifying the source and the follow-up
+// together (violation iff their top-1 classes differ); a source image
+// classified already for its context is not classified again.
 type onlineEnv struct {
 	sourceEnv
 	src source
-	sut classifier
+	cls classifier
 
 	img   rgb.Image
 	label int
+	pred  *sut.Prediction // the source image's, once classified
 }
 
 // newOnlineEnv returns an Env over src. rel maps every follow-up key of the
 // scenario (Variant.Key) to its relation; ext may be nil for runs without
-// context (Dim 0).
-func newOnlineEnv(src source, ext extractor, sut classifier, rel map[string]relation, sc scenario.Scenario) (*onlineEnv, error) {
-	base, err := newSourceEnv(src.Len(), ext, rel, sc, nil)
+// such features; sutDim > 0 appends the grey-box block of that length.
+func newOnlineEnv(src source, ext extractor, sutDim int, cls classifier, rel map[string]relation, sc scenario.Scenario) (*onlineEnv, error) {
+	base, err := newSourceEnv(src.Len(), ext, sutDim, rel, sc, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &onlineEnv{sourceEnv: base, src: src, sut: sut}, nil
+	return &onlineEnv{sourceEnv: base, src: src, cls: cls}, nil
 }
 
 func (e *onlineEnv) load(i int) error {
@@ -215,7 +266,7 @@ func (e *onlineEnv) load(i int) error {
 	if err != nil {
 		return fmt.Errorf("image %d: %w", i, err)
 	}
-	e.img, e.label = img, label
+	e.img, e.label, e.pred = img, label, nil
 	e.setCurrent(i)
 	return nil
 }
@@ -223,16 +274,29 @@ func (e *onlineEnv) load(i int) error {
 // Load implements Env: it reads the source image.
 func (e *onlineEnv) Load(_ context.Context, image int) error { return e.load(image) }
 
-// Context implements Env: the extractor's features of the source image.
+// Context implements Env: the extractor's features of the source image,
+// then the grey-box block of its classification.
 func (e *onlineEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if err := e.load(image); err != nil {
 		return nil, err
 	}
-	return e.features(e.img)
+	return e.context(e.img, func() ([]float32, error) {
+		if e.pred == nil {
+			p, err := e.cls.Classify([]rgb.Image{e.img})
+			if err != nil {
+				return nil, err
+			}
+			if len(p) != 1 {
+				return nil, fmt.Errorf("classifier returned %d predictions for 1 image", len(p))
+			}
+			e.pred = &p[0]
+		}
+		return classSutFeatures(e.pred.Logits)
+	})
 }
 
-// Evaluate implements Env: transform, classify source and follow-up in one
-// batch, compare.
+// Evaluate implements Env: transform, classify the follow-up (with the
+// source image in one batch, unless it is classified already), compare.
 func (e *onlineEnv) Evaluate(_ context.Context, image int, v scenario.Variant) (Outcome, error) {
 	if err := e.load(image); err != nil {
 		return Outcome{}, err
@@ -241,15 +305,21 @@ func (e *onlineEnv) Evaluate(_ context.Context, image int, v scenario.Variant) (
 	if err != nil {
 		return Outcome{}, err
 	}
-	follow := r.Apply(e.img)
-	pred, err := e.sut.Classify([]rgb.Image{e.img, follow})
+	batch := []rgb.Image{e.img, r.Apply(e.img)}
+	if e.pred != nil {
+		batch = batch[1:]
+	}
+	pred, err := e.cls.Classify(batch)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if len(pred) != 2 {
-		return Outcome{}, fmt.Errorf("classifier returned %d predictions for 2 images", len(pred))
+	if len(pred) != len(batch) {
+		return Outcome{}, fmt.Errorf("classifier returned %d predictions for %d images", len(pred), len(batch))
 	}
-	return classOutcome(pred[0], pred[1], e.label), nil
+	if e.pred == nil {
+		e.pred = &pred[0]
+	}
+	return classOutcome(e.pred.Class, pred[len(pred)-1].Class, e.label), nil
 }
 
 func classOutcome(orig, follow, label int) Outcome {

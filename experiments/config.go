@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,11 +42,14 @@ type Config struct {
 	SUT      SUTConfig
 	Features FeaturesConfig
 	// Scenario is the action set the agents choose from (its actions are
-	// package mr's relations).
+	// package mr's relations), with the configured objective.
 	Scenario scenario.Scenario
-	Agents   []AgentSpec
-	Seeds    []uint64
-	Passes   int
+	// Objective is "paper" (the action set's own rewards) or "fault"
+	// (scenario.Fault replaces them).
+	Objective string
+	Agents    []AgentSpec
+	Seeds     []uint64
+	Passes    int
 	// Iterations caps each run (0 = Passes × images).
 	Iterations  int
 	LogInterval int
@@ -123,9 +127,13 @@ type DetectionConfig struct {
 	Threshold float64
 }
 
-// FeaturesConfig is the context feature extractor.
+// FeaturesConfig describes the context: an extractor's features and the
+// grey-box block, concatenated.
 type FeaturesConfig struct {
-	Kind  string // model, phash or none
+	// Kinds are the context's parts in order: model, phash or none (a
+	// constant, alone only), then optionally sut (the grey-box block,
+	// greybox.go), which comes last.
+	Kinds []string
 	Model string // resolved path (kind model)
 	// Output names the model's tensor the features are read from (kind
 	// model; empty = its single graph output). A 4-D [N, C, H, W] tensor
@@ -134,6 +142,27 @@ type FeaturesConfig struct {
 	// Device is where the model runs (kind model): cpu, cuda or cuda,cpu.
 	Device string
 }
+
+// extractor returns the kind of the extractor part of the context, ""
+// when the context is the grey-box block alone.
+func (f FeaturesConfig) extractor() string {
+	for _, k := range f.Kinds {
+		if k != featuresSut {
+			return k
+		}
+	}
+	return ""
+}
+
+// sut reports whether the context ends with the grey-box block.
+func (f FeaturesConfig) sut() bool { return slices.Contains(f.Kinds, featuresSut) }
+
+// kind names the context in run metadata: the kinds joined by "+"
+// ("model+sut").
+func (f FeaturesConfig) kind() string { return strings.Join(f.Kinds, "+") }
+
+// featuresSut is the kind of the grey-box block.
+const featuresSut = "sut"
 
 // AgentSpec is one agent of an experiment: a bandit agent name, options,
 // and the id naming its result folder (default: the name).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/scenario"
 )
 
 const baseConfig = `name: test
@@ -60,7 +61,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	if c.Name != "test" || c.Mode != "replay" || c.Data.Path != filepath.Join(assets, "cifar10/x.bin") || c.Data.Limit != 10 ||
 		c.SUT.InputWidth != 224 || c.SUT.InputHeight != 224 || c.SUT.Mean != [3]float64{0.485, 0.456, 0.406} || c.SUT.Std != [3]float64{0.229, 0.224, 0.225} ||
-		c.Features.Kind != "none" || len(c.Scenario.Variants()) != 59 || len(c.Agents) != 2 || c.Agents[1].ID != "cover-linear" ||
+		!slices.Equal(c.Features.Kinds, []string{"none"}) || c.Objective != "paper" || len(c.Scenario.Variants()) != 59 || len(c.Agents) != 2 || c.Agents[1].ID != "cover-linear" ||
 		c.Agents[1].Options["hidden"] != "0" || !slices.Equal(c.Seeds, []uint64{1, 2, 3}) || c.Passes != 1 || c.LogInterval != 5 ||
 		c.Timing || c.Output != filepath.Join("results", "test") || c.Cache != filepath.Join(".cache", "amt") {
 		t.Fatalf("parsed %+v", c)
@@ -86,6 +87,35 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// features.kind takes a list ending with sut, and objective fault
+// replaces the action set's rewards (flat arms included) with 1 per
+// violation on both levels.
+func TestParseContextAndObjective(t *testing.T) {
+	assets := fakeAssets(t)
+	doc := strings.Replace(baseConfig, "kind: none", "kind: [model, sut]\n  model: models/f.onnx", 1)
+	c, err := parseConfig([]byte(doc), "exp/test.yaml", assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Features.Kinds, []string{"model", "sut"}) || c.Features.extractor() != "model" || !c.Features.sut() ||
+		c.Features.kind() != "model+sut" || c.Objective != "paper" || c.Scenario.Objective.Name != scenario.Paper.Name {
+		t.Fatalf("parsed features %+v, objective %q (%s)", c.Features, c.Objective, c.Scenario.Objective.Name)
+	}
+	doc = strings.Replace(baseConfig, "kind: none", "kind: sut", 1)
+	doc = strings.Replace(doc, "action_set: hierarchical", "action_set: rotation\nobjective: fault", 1)
+	if c, err = parseConfig([]byte(doc), "exp/test.yaml", assets); err != nil {
+		t.Fatal(err)
+	}
+	if c.Features.extractor() != "" || !c.Features.sut() || c.Objective != "fault" || c.Scenario.Objective.Name != "fault" {
+		t.Fatalf("parsed features %+v, objective %q (%s)", c.Features, c.Objective, c.Scenario.Objective.Name)
+	}
+	for i := range c.Scenario.Arms {
+		if c.Scenario.MainReward(i) != 1 {
+			t.Fatalf("fault objective: arm %s earns %v", c.Scenario.Arms[i].Name, c.Scenario.MainReward(i))
+		}
+	}
+}
+
 // Bad configurations fail with the file, line and key.
 func TestConfigErrors(t *testing.T) {
 	assets := fakeAssets(t)
@@ -104,14 +134,21 @@ func TestConfigErrors(t *testing.T) {
 		{"bad limit", "limit: 10", "limit: -2", `exp/test.yaml:7:10: data.limit: "-2" is not an integer in [0,`},
 		{"bad seeds", "seeds: 1-3", "seeds: 3-1", `exp/test.yaml:20:8: seeds: seeds "3-1": "3-1" is not a seed or an ascending range`},
 		{"bad action set", "action_set: hierarchical", "action_set: rotations", `exp/test.yaml:13:13: action_set: mr: unknown scenario "rotations"`},
-		{"features model", "kind: none", "kind: model", `features.model: missing required key (features.kind is model)`},
+		{"features model", "kind: none", "kind: model", `features.model: missing required key (features.kind has model)`},
 		{"detection without coco", "case_study: classification", "case_study: detection", `data.format: "cifar10": a detection experiment needs ground-truth boxes`},
 		{"std", "  input_size: 224\n", "  input_size: 224\n  std: [1, 0, 1]\n", `sut.std: "0" is not a positive number`},
 		{"iterations", "log_interval: 5", "log_interval: 5\niterations: 11", `iterations: 11 is more than passes × data.limit = 10`},
 		{"twice", "mode: replay\n", "mode: replay\nmode: online\n", `exp/test.yaml:4:1: mode: key given twice`},
 		{"not a mapping", "options:\n      hidden: 0", "options: 7", `exp/test.yaml:18:14: agents[1].options: want a mapping of option: value, got "7"`},
+		{"bad kind", "kind: none", "kind: [model, sutt]\n  model: models/f.onnx", `exp/test.yaml:12:17: features.kind: "sutt" is not one of model, phash, none, sut; did you mean "sut"?`},
+		{"sut first", "kind: none", "kind: [sut, phash]", `exp/test.yaml:12:10: features.kind: sut must come last`},
+		{"two extractors", "kind: none", "kind: [phash, model]", `features.kind: model after phash: the context has one of model, phash and none, then optionally sut`},
+		{"none combined", "kind: none", "kind: [none, sut]", `features.kind: none is a context of its own`},
+		{"kind twice", "kind: none", "kind: [sut, sut]", `features.kind: sut given twice`},
+		{"no kind", "kind: none", "kind: []", `features.kind: want at least one kind`},
+		{"bad objective", "seeds: 1-3", "objective: faults\nseeds: 1-3", `objective: "faults" is not one of paper, fault; did you mean "fault"?`},
 		{"bad device", "  input_size: 224\n", "  input_size: 224\n  device: gpu\n", `exp/test.yaml:11:11: sut.device: "gpu" is not one of cpu, cuda, cuda,cpu`},
-		{"features device", "kind: none", "kind: none\n  device: cuda", `exp/test.yaml:13:11: features.device: only when features.kind is model`},
+		{"features device", "kind: none", "kind: none\n  device: cuda", `exp/test.yaml:13:11: features.device: only when features.kind has model`},
 	} {
 		doc := strings.Replace(baseConfig, tc.old, tc.new, 1)
 		if doc == baseConfig {
@@ -364,7 +401,7 @@ func TestConfigDevice(t *testing.T) {
 	// feature model.
 	for _, c := range []struct{ from, to, want string }{
 		{"  input_size: 224\n", "  input_size: 224\n  device: cud\n", `sut.device: "cud" is not one of cpu, cuda, cuda,cpu; did you mean "cuda"?`},
-		{"kind: none", "kind: none\n  device: cuda", "features.device: only when features.kind is model"},
+		{"kind: none", "kind: none\n  device: cuda", "features.device: only when features.kind has model"},
 	} {
 		_, err := parseConfig([]byte(strings.Replace(baseConfig, c.from, c.to, 1)), "exp/test.yaml", assets)
 		if err == nil || !strings.HasPrefix(err.Error(), "exp/test.yaml:") || !strings.Contains(err.Error(), c.want) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/internal/sharedpath"
 )
 
@@ -46,6 +47,36 @@ func TestShippedConfigsPrepare(t *testing.T) {
 		}
 		if _, err := Prepare(context.Background(), c); err != nil {
 			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// compare-agents.yaml runs every agent of package bandit with its defaults,
+// spelling some options out "at their default values": they must stay so
+// when a default changes, or the comparison silently runs other settings.
+func TestCompareAgentsSpellsDefaults(t *testing.T) {
+	c, err := LoadConfig("compare-agents.yaml", sharedpath.ForTest(t, "assets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, a := range c.Agents {
+		seen[a.Name] = true
+		def, err := bandit.Defaults(a.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := bandit.Resolve(a.Name, a.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := got.Canonical(a.Name), def.Canonical(a.Name); g != w {
+			t.Errorf("compare-agents.yaml: agent %s: options %s, its defaults are %s", a.ID, g, w)
+		}
+	}
+	for _, name := range bandit.Agents() {
+		if !seen[name] {
+			t.Errorf("compare-agents.yaml lacks agent %s", name)
 		}
 	}
 }

@@ -329,6 +329,67 @@ func seedList() reader[[]uint64] {
 		}}
 }
 
+// contextKinds reads features.kind: one kind or a list of kinds, at most
+// one of model, phash and none (none alone), then optionally sut.
+func contextKinds() reader[[]string] {
+	kinds := []string{"model", "phash", "none", featuresSut}
+	return reader[[]string]{want: "one of " + strings.Join(kinds, ", ") + ", or a list of one of model, phash and sut: [model, sut]",
+		parse: func(p *parser, n *yaml.Node, key string) ([]string, error) {
+			items := []*yaml.Node{n}
+			if n.Kind == yaml.SequenceNode {
+				items = n.Content
+			}
+			if len(items) == 0 {
+				return nil, p.errf(n, key, "want at least one kind")
+			}
+			var out []string
+			for i, e := range items {
+				s, err := p.scalar(e, key)
+				if err != nil {
+					return nil, err
+				}
+				if !slices.Contains(kinds, s) {
+					return nil, p.errf(e, key, "%q is not one of %s%s", s, strings.Join(kinds, ", "), didYouMean(s, kinds))
+				}
+				if slices.Contains(out, s) {
+					return nil, p.errf(e, key, "%s given twice", s)
+				}
+				if len(out) > 0 && out[len(out)-1] == featuresSut {
+					return nil, p.errf(items[i-1], key, "sut must come last (the grey-box block ends the context)")
+				}
+				if len(out) > 0 && s != featuresSut {
+					return nil, p.errf(e, key, "%s after %s: the context has one of model, phash and none, then optionally sut", s, out[len(out)-1])
+				}
+				if s == "none" && len(items) > 1 {
+					return nil, p.errf(e, key, "none is a context of its own (a constant); it cannot be combined")
+				}
+				out = append(out, s)
+			}
+			return out, nil
+		}}
+}
+
+// objective reads the objective key: paper keeps the action set's rewards,
+// fault replaces them with scenario.Fault (action_set is read before).
+func objective() value {
+	r := oneOf(words("paper", "fault"))
+	return value{want: r.want,
+		read: func(p *parser, n *yaml.Node, key string, dst any) error {
+			v, err := r.parse(p, n, key)
+			if err != nil {
+				return err
+			}
+			c := dst.(*Config)
+			c.Objective = v
+			if v == "fault" {
+				c.Scenario.Objective = scenario.Fault
+			}
+			return nil
+		},
+		fields: func(dst any) []any { c := dst.(*Config); return []any{&c.Objective, &c.Scenario} },
+	}
+}
+
 // scenarioSpec is a user-defined action set as read, before mr checks it.
 type scenarioSpec struct {
 	Name, Reward string

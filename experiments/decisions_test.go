@@ -31,7 +31,7 @@ func (alwaysArm) Learn([]float32, int, float64, float64) error { return nil }
 // flip left-right") agrees with that policy's true cost on the same images.
 func TestLogDecisionsOffPolicy(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
-	env, err := newOnlineEnv(newFakeSource(60), fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(newFakeSource(60), fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestLogDecisionsOffPolicy(t *testing.T) {
 		seeds = append(seeds, s)
 	}
 	spec := AgentSpec{ID: "random", Name: "random"}
-	if _, err := RunSeeds(context.Background(), env, sc, func(seed uint64) (Agent, error) { return NewAgent(spec, sc, env.Dim(), seed) },
+	if _, err := RunSeeds(context.Background(), env, sc, func(seed uint64) (Agent, error) { return NewAgent(spec, sc, env.Layout(), seed) },
 		dir, SeedsOptions{Agent: "random", Mode: "online", Seeds: seeds, LogDecisions: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestLogDecisionsOffPolicy(t *testing.T) {
 		if v.Param >= 0 {
 			want /= float64(len(sc.Arms[v.Arm].Values))
 		}
-		if math.Abs(r.Prob-want) > 1e-12 || len(r.Context) != env.Dim() || (r.Cost != 0 && r.Cost != 1) {
+		if math.Abs(r.Prob-want) > 1e-12 || len(r.Context) != env.Layout().Dim || (r.Cost != 0 && r.Cost != 1) {
 			t.Fatalf("decision %d (%s): prob %v (want %v), context %d values, cost %v", i, v.Key(), r.Prob, want, len(r.Context), r.Cost)
 		}
 	}

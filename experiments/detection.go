@@ -125,7 +125,33 @@ func (s *detectionStudy) verdict(j judgement, col int, v scenario.Variant) recor
 	}
 }
 
-func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), rel map[string]relation, sc scenario.Scenario) (Env, error) {
+// newSutAnswer detects on source image i and returns the summary of its
+// detections.
+func (s *detectionStudy) newSutAnswer() (func(i int) ([]float32, error), error) {
+	det, err := s.newDetector()
+	if err != nil {
+		return nil, err
+	}
+	return func(i int) ([]float32, error) {
+		c, err := s.cases.Case(i)
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		d, err := det.Detect(c.Image)
+		if err != nil {
+			return nil, fmt.Errorf("sut features: image %d: %w", i, err)
+		}
+		return detectionSutFeatures(d, c.Image.W, c.Image.H)
+	}, nil
+}
+
+func (*detectionStudy) sutBlock() string {
+	return "summary of the source image's detections, 7 values (detectionSutFeatures)"
+}
+
+func (*detectionStudy) sutDim() (int, error) { return detectionSutDim, nil }
+
+func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), withSut bool, rel map[string]relation, sc scenario.Scenario) (Env, error) {
 	det, err := s.newDetector()
 	if err != nil {
 		return nil, err
@@ -136,7 +162,7 @@ func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), rel map
 			return nil, err
 		}
 	}
-	return newDetectionEnv(limitedCases{caseSource: s.cases, n: n}, ext, detection{detector: det, oracle: s.oracle}, rel, sc)
+	return newDetectionEnv(limitedCases{caseSource: s.cases, n: n}, ext, withSut, detection{detector: det, oracle: s.oracle}, rel, sc)
 }
 
 // detectionJudgement is one image of a detection table, a line of its
@@ -266,15 +292,20 @@ type detectionEnv struct {
 
 // newDetectionEnv returns an Env over the cases of src. rel maps every
 // follow-up key of the scenario to its relation, which must be able to
-// transform boxes (boxRelation); ext may be nil for runs without context.
-func newDetectionEnv(src caseSource, ext extractor, det detection, rel map[string]relation, sc scenario.Scenario) (*detectionEnv, error) {
+// transform boxes (boxRelation); ext may be nil for runs without such
+// features; withSut appends the grey-box block.
+func newDetectionEnv(src caseSource, ext extractor, withSut bool, det detection, rel map[string]relation, sc scenario.Scenario) (*detectionEnv, error) {
 	if det.detector == nil {
 		return nil, fmt.Errorf("online: no detector")
 	}
 	if err := det.oracle.Validate(); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
 	}
-	base, err := newSourceEnv(src.Len(), ext, rel, sc, func(key string, r relation) error {
+	sutDim := 0
+	if withSut {
+		sutDim = detectionSutDim
+	}
+	base, err := newSourceEnv(src.Len(), ext, sutDim, rel, sc, func(key string, r relation) error {
 		if _, ok := r.(boxRelation); !ok {
 			return fmt.Errorf("online: the relation of follow-up %s cannot transform bounding boxes", key)
 		}
@@ -302,12 +333,34 @@ func (e *detectionEnv) load(i int) error {
 // Load implements Env: it reads the source image and its ground truth.
 func (e *detectionEnv) Load(_ context.Context, image int) error { return e.load(image) }
 
-// Context implements Env: the extractor's features of the source image.
+// Context implements Env: the extractor's features of the source image,
+// then the grey-box summary of its detections.
 func (e *detectionEnv) Context(_ context.Context, image int) ([]float32, error) {
 	if err := e.load(image); err != nil {
 		return nil, err
 	}
-	return e.features(e.c.Image)
+	return e.context(e.c.Image, func() ([]float32, error) {
+		if err := e.detectSource(); err != nil {
+			return nil, err
+		}
+		return detectionSutFeatures(e.srcDets, e.c.Image.W, e.c.Image.H)
+	})
+}
+
+// detectSource computes the source image's detections, once per image.
+func (e *detectionEnv) detectSource() error {
+	if e.srcDets != nil {
+		return nil
+	}
+	d, err := e.det.detector.Detect(e.c.Image)
+	if err != nil {
+		return fmt.Errorf("source image: %w", err)
+	}
+	if d == nil {
+		d = []sut.Detection{}
+	}
+	e.srcDets = d
+	return nil
 }
 
 // Evaluate implements Env: detect on the source (once per image) and on
@@ -320,15 +373,8 @@ func (e *detectionEnv) Evaluate(_ context.Context, image int, v scenario.Variant
 	if err != nil {
 		return Outcome{}, err
 	}
-	if e.srcDets == nil {
-		d, err := e.det.detector.Detect(e.c.Image)
-		if err != nil {
-			return Outcome{}, fmt.Errorf("source image: %w", err)
-		}
-		if d == nil {
-			d = []sut.Detection{}
-		}
-		e.srcDets = d
+	if err := e.detectSource(); err != nil {
+		return Outcome{}, err
 	}
 	return e.det.outcome(e.c.Image, e.gt, e.srcDets, r)
 }

@@ -146,16 +146,16 @@ func openSynth(t *testing.T, extra string) *data.COCO {
 }
 
 func sweepDetection(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector) (*Table, error) {
-	return sweepDetectionN(t, ctx, c, sc, cache, det, 2)
+	return sweepDetectionN(t, ctx, c, sc, cache, det, 2, false)
 }
 
-func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector, workers int) (*Table, error) {
+func sweepDetectionN(t *testing.T, ctx context.Context, c *data.COCO, sc scenario.Scenario, cache string, det fakeDetector, workers int, withSut bool) (*Table, error) {
 	t.Helper()
 	study := &detectionStudy{cases: c, oracle: sut.DetectionOracle{Threshold: 0.05}, newDetector: func() (detector, error) { return det, nil }}
 	return sweep(ctx, sweepConfig{
 		study: study, source: data.Images{Source: c}, variants: sc.Variants(), relations: mrRelations(t, sc),
 		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
-		cacheDir:     cache, verdictKey: "det", featureKey: "f", workers: workers,
+		cacheDir:     cache, verdictKey: "det", featureKey: "f", workers: workers, sut: withSut,
 	})
 }
 
@@ -170,7 +170,7 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 		t.Fatalf("grey-scale JPEG not replicated to RGB: %v", g.Image.Pix[:3])
 	}
 	hier := mustScenario(t, "hierarchical")
-	tab, err := sweepDetection(t, context.Background(), c, hier, t.TempDir(), fakeDetector{})
+	tab, err := sweepDetectionN(t, context.Background(), c, hier, t.TempDir(), fakeDetector{}, 2, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +181,9 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 	if tab.study.name() != studyDetection || !reflect.DeepEqual(ids, []int64{11, 22, 33}) {
 		t.Fatalf("table: case study %s, ids %v", tab.study.name(), ids)
 	}
-	for _, name := range []string{"hierarchical", "rotation"} {
+	for _, name := range []string{"hierarchical", "rotation", "hierarchical+sut"} {
 		t.Run(name, func(t *testing.T) {
+			name, withSut := strings.CutSuffix(name, "+sut")
 			sc := mustScenario(t, name)
 			rows, err := tab.Verdicts(sc.Variants())
 			if err != nil {
@@ -206,14 +207,22 @@ func TestDetectionOnlineReplayIdentical(t *testing.T) {
 			if viol == 0 || viol == len(rows) {
 				t.Fatalf("degenerate fake: %d of %d violations", viol, len(rows))
 			}
-			replay, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+			feats, layout, err := tab.contexts(withSut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replay, err := NewReplayEnv(rows, feats, layout, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var calls atomic.Int64
-			online, err := newDetectionEnv(c, fakeExtractor{}, detection{detector: fakeDetector{calls: &calls}, oracle: sut.DetectionOracle{Threshold: 0.05}}, mrRelations(t, sc), sc)
+			online, err := newDetectionEnv(c, fakeExtractor{}, withSut, detection{detector: fakeDetector{calls: &calls}, oracle: sut.DetectionOracle{Threshold: 0.05}}, mrRelations(t, sc), sc)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if withSut {
+				sameContexts(t, online, replay)
+				calls.Store(0)
 			}
 			run := func(env Env) ([]Step, runResult) {
 				var steps []Step
@@ -255,7 +264,7 @@ func TestDetectionSweepResumeAndCSV(t *testing.T) {
 	var calls atomic.Int64
 	// One worker, 60 calls per image: the interrupt comes in the second
 	// image, which is dropped at its next follow-up.
-	_, err = sweepDetectionN(t, ctx, c, sc, cache, fakeDetector{calls: &calls, after: 70, stop: cancel}, 1)
+	_, err = sweepDetectionN(t, ctx, c, sc, cache, fakeDetector{calls: &calls, after: 70, stop: cancel}, 1, false)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "rerun to resume") {
 		t.Fatalf("interrupted sweep: err = %v", err)
 	}

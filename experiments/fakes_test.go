@@ -8,6 +8,7 @@ import (
 
 	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/scenario"
+	"github.com/amt-dev/amt/sut"
 )
 
 // fakeSource yields n small seeded random images labelled i%3.
@@ -63,19 +64,24 @@ type fakeClassifier struct {
 	stop  func()
 }
 
-func (c fakeClassifier) Classify(imgs []rgb.Image) ([]int, error) {
+// Its logits are 2 for the class and (s mod 11)/10, (s mod 13)/10 for
+// the others, s the pixel sum.
+func (c fakeClassifier) Classify(imgs []rgb.Image) ([]sut.Prediction, error) {
 	if c.calls != nil {
 		if n := c.calls.Add(1); c.after > 0 && n == c.after {
 			c.stop()
 		}
 	}
-	out := make([]int, len(imgs))
+	out := make([]sut.Prediction, len(imgs))
 	for i, im := range imgs {
 		s := 0
 		for _, v := range im.Pix {
 			s += int(v)
 		}
-		out[i] = (s / 7) % 3
+		class := (s / 7) % 3
+		logits := []float32{float32(s%11) / 10, float32(s%13) / 10, float32(s%11) / 10}
+		logits[class] = 2
+		out[i] = sut.Prediction{Class: class, Logits: logits}
 	}
 	return out, nil
 }

@@ -28,10 +28,14 @@ func (constExtractor) Extract(imgs []rgb.Image) ([][]float32, error) {
 
 // newExtractorFactory returns a constructor of the configured feature
 // extractor (one per goroutine) and its device's part of the cache key
-// (see deviceKey); it builds one right away so that a bad model fails
-// before any long work.
+// (see deviceKey), a nil factory when the context is the grey-box block
+// alone; it builds one right away so that a bad model fails before any
+// long work.
 func newExtractorFactory(cfg *Config) (func() (extractor, error), string, error) {
-	switch cfg.Features.Kind {
+	kind := cfg.Features.extractor()
+	switch kind {
+	case "":
+		return nil, "", nil
 	case "none":
 		return func() (extractor, error) { return constExtractor{}, nil }, "", nil
 	case "phash":
@@ -58,5 +62,5 @@ func newExtractorFactory(cfg *Config) (func() (extractor, error), string, error)
 		}
 		return func() (extractor, error) { return m.Clone(), nil }, deviceKey(m), nil
 	}
-	return nil, "", cfg.errAt("features.kind", "unknown kind %q", cfg.Features.Kind)
+	return nil, "", cfg.errAt("features.kind", "unknown kind %q", kind)
 }

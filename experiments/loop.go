@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/scenario"
@@ -58,8 +59,9 @@ func usesContext(a Agent) bool {
 type Env interface {
 	// Len is the number of source cases; cases are 0..Len()-1.
 	Len() int
-	// Dim is the length of the context vectors.
-	Dim() int
+	// Layout is the length of the context vectors and of their trailing
+	// grey-box block (features.kind sut).
+	Layout() bandit.Layout
 	// Load makes a case the current source case: an online Env reads and
 	// decodes its image. The loop calls it before the timed part of an
 	// iteration, as the original loaded the image in env.reset(), outside
@@ -183,7 +185,7 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 	// image is timed apart.
 	var load, features, choose, evaluate, update time.Duration
 	readsContext := usesContext(agent)
-	blank := make([]float32, env.Dim())
+	blank := make([]float32, env.Layout().Dim)
 	for it := 0; it < iters; it++ {
 		if err := ctx.Err(); err != nil {
 			return res, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,11 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/scenario"
+	"github.com/amt-dev/amt/sut"
 )
 
 func mustScenario(t *testing.T, name string) scenario.Scenario {
@@ -93,25 +96,62 @@ func TestOrder(t *testing.T) {
 	}
 }
 
+// sameContexts checks that two Envs have the same layout and give
+// bit-identical contexts for every image, and that the grey-box blocks are
+// not all the same.
+func sameContexts(t *testing.T, a, b Env) {
+	t.Helper()
+	if a.Layout() != b.Layout() || a.Len() != b.Len() {
+		t.Fatalf("layouts %+v and %+v, %d and %d images", a.Layout(), b.Layout(), a.Len(), b.Len())
+	}
+	grey := map[string]bool{}
+	defer func() {
+		if a.Layout().Grey > 0 && len(grey) < 2 {
+			t.Errorf("every image has the same grey-box block %v", grey)
+		}
+	}()
+	for i := 0; i < a.Len(); i++ {
+		x, err := a.Context(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := b.Context(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x) != a.Layout().Dim || !slices.EqualFunc(x, y, func(u, v float32) bool { return math.Float32bits(u) == math.Float32bits(v) }) {
+			t.Fatalf("image %d: contexts %v and %v", i, x, y)
+		}
+		grey[fmt.Sprint(x[len(x)-a.Layout().Grey:])] = true
+	}
+}
+
 // sweepFake runs a sweep with fakes into cache.
 func sweepFake(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context) (*Table, error) {
+	t.Helper()
+	return sweepFakeSut(t, src, sc, cache, cls, ctx, false)
+}
+
+// sweepFakeSut is sweepFake, with the grey-box blocks when sut is set.
+func sweepFakeSut(t *testing.T, src *fakeSource, sc scenario.Scenario, cache string, cls fakeClassifier, ctx context.Context, sut bool) (*Table, error) {
 	t.Helper()
 	return sweep(ctx, sweepConfig{
 		study: fakeStudy(src, func() (classifier, error) { return cls, nil }), source: src,
 		variants: sc.Variants(), relations: fakeRelations(sc),
 		newExtractor: func() (extractor, error) { return fakeExtractor{}, nil },
-		cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2,
+		cacheDir:     cache, verdictKey: "v", featureKey: "f", workers: 2, sut: sut,
 	})
 }
 
 // Online and replay runs with the same seed make the same choices and see
 // the same verdicts, iteration by iteration.
 func TestOnlineReplayIdentical(t *testing.T) {
-	for _, name := range []string{"hierarchical", "basic", "rotation"} {
+	for _, name := range []string{"hierarchical", "basic", "rotation", "hierarchical+sut", "rotation+sut"} {
 		t.Run(name, func(t *testing.T) {
+			name, withSut := strings.CutSuffix(name, "+sut")
 			sc := mustScenario(t, name)
 			src := newFakeSource(23)
-			tab, err := sweepFake(t, src, mustScenario(t, "hierarchical"), t.TempDir(), fakeClassifier{}, context.Background())
+			tab, err := sweepFakeSut(t, src, mustScenario(t, "hierarchical"), t.TempDir(), fakeClassifier{}, context.Background(), withSut)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,14 +159,23 @@ func TestOnlineReplayIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replay, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+			feats, layout, err := tab.contexts(withSut)
 			if err != nil {
 				t.Fatal(err)
 			}
-			online, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+			replay, err := NewReplayEnv(rows, feats, layout, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
+			sutDim := 0
+			if withSut {
+				sutDim = 4 // 3 classes and the margin
+			}
+			online, err := newOnlineEnv(src, fakeExtractor{}, sutDim, fakeClassifier{}, fakeRelations(sc), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameContexts(t, online, replay)
 			run := func(env Env) ([]Step, runResult) {
 				var steps []Step
 				res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{
@@ -166,7 +215,7 @@ func TestOnlineReplayIdentical(t *testing.T) {
 func TestRunLoopCounts(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(30)
-	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +256,7 @@ func TestRunLoopCounts(t *testing.T) {
 func runSeedsFake(t *testing.T, ctx context.Context, dir string, timing bool, seeds []uint64) (record.Summary, error) {
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, err := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, err := newOnlineEnv(src, fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +356,7 @@ type slowClassifier struct {
 	d time.Duration
 }
 
-func (s slowClassifier) Classify(imgs []rgb.Image) ([]int, error) {
+func (s slowClassifier) Classify(imgs []rgb.Image) ([]sut.Prediction, error) {
 	time.Sleep(s.d)
 	return s.classifier.Classify(imgs)
 }
@@ -328,7 +377,7 @@ func TestLoopTiming(t *testing.T) {
 	run := func(a Agent) (runResult, int64) {
 		var calls atomic.Int64
 		env, err := newOnlineEnv(slowSource{newFakeSource(10), load}, slowExtractor{fakeExtractor{}, feat, &calls},
-			slowClassifier{fakeClassifier{}, eval}, fakeRelations(sc), sc)
+			0, slowClassifier{fakeClassifier{}, eval}, fakeRelations(sc), sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +424,7 @@ func TestRunSeedsCancel(t *testing.T) {
 	dir := filepath.Join(root, "fake")
 	sc := mustScenario(t, "hierarchical")
 	src := newFakeSource(40)
-	env, _ := newOnlineEnv(src, fakeExtractor{}, fakeClassifier{}, fakeRelations(sc), sc)
+	env, _ := newOnlineEnv(src, fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
 	run := func(ctx context.Context, seeds []uint64, onSeed func(uint64)) error {
 		_, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
 			onSeed(seed)
@@ -431,7 +480,7 @@ func TestAgentStateContinues(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	env, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	env, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: tab.Dim}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +489,7 @@ func TestAgentStateContinues(t *testing.T) {
 	run := func() (loaded bool) {
 		t.Helper()
 		_, err := RunSeeds(context.Background(), env, sc, func(seed uint64) (Agent, error) {
-			a, l, err := loadOrNewAgent(statePath(state, seed), spec, sc, env.Dim(), seed)
+			a, l, err := loadOrNewAgent(statePath(state, seed), spec, sc, env.Layout(), seed)
 			loaded = l
 			return a, err
 		}, t.TempDir(), SeedsOptions{Agent: "cover", Seeds: []uint64{3}, StateDir: state})

@@ -29,6 +29,9 @@ import (
 // relation is built. Prepare does all of that before any long work starts.
 type Experiment struct {
 	Config *Config
+	// SutFeatures makes Sweep compute the grey-box blocks (Table.SutFeatures)
+	// even when features.kind has no sut (amt sweep -sut-features).
+	SutFeatures bool
 	// LogDecisions makes Run write every run's decisions, with contexts,
 	// propensities and costs, to <agent>/decisions-seed-<n>.jsonl (the
 	// log format of amt ope).
@@ -181,7 +184,7 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		// before the setting existed unchanged.
 		Output string `json:",omitempty"`
 		Device string `json:",omitempty"`
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.Kind, e.featHash, cfg.Features.Output, featDevice}
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash, cfg.Features.Output, featDevice}
 	// The results' identity: the configuration's bytes and the names of
 	// the sweep's two cache tables (which cover every input file's content).
 	vdir, err := cacheDir("", "verdicts", e.verdictKey)
@@ -233,6 +236,7 @@ func (e *Experiment) sweepSetup(progress func(done, total int)) sweepConfig {
 	return sweepConfig{
 		study: e.study, source: e.full, limit: e.src.Len(), variants: e.sweepVariants, relations: e.relations,
 		newExtractor: e.newExt, cacheDir: e.Config.Cache, verdictKey: e.verdictKey, featureKey: e.featureKey,
+		sut:     e.SutFeatures || e.Config.Features.sut(),
 		workers: e.Config.Workers, budget: e.budget, progress: progress,
 	}
 }
@@ -325,12 +329,16 @@ func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Ta
 
 // replayEnv returns the replay environment of the table's rows of the
 // scenario.
-func (t *Table) replayEnv(sc scenario.Scenario) (Env, error) {
+func (t *Table) replayEnv(sc scenario.Scenario, sut bool) (Env, error) {
 	rows, err := t.Verdicts(sc.Variants())
 	if err != nil {
 		return nil, err
 	}
-	return NewReplayEnv(rows, t.Features, t.Dim, sc)
+	feats, layout, err := t.contexts(sut)
+	if err != nil {
+		return nil, err
+	}
+	return NewReplayEnv(rows, feats, layout, sc)
 }
 
 // meta returns the experiment's run metadata (run.json).
@@ -340,7 +348,7 @@ func (e *Experiment) meta() record.Meta {
 		Identity:   e.id,
 		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
 		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
-		Features: record.FeaturesMeta{Kind: cfg.Features.Kind},
+		Features: record.FeaturesMeta{Kind: cfg.Features.kind()},
 		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len()},
 		Scenario: record.DescribeScenario(cfg.Scenario),
 		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
@@ -488,9 +496,9 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	if a := e.after; a != nil {
 		var after Env
 		if cfg.Mode == "replay" {
-			after, err = e.afterTable.replayEnv(cfg.Scenario)
+			after, err = e.afterTable.replayEnv(cfg.Scenario, cfg.Features.sut())
 		} else {
-			after, err = a.study.newEnv(a.src.Len(), a.newExt, a.relations, cfg.Scenario)
+			after, err = a.study.newEnv(a.src.Len(), a.newExt, a.Config.Features.sut(), a.relations, cfg.Scenario)
 		}
 		if err != nil {
 			return err
@@ -538,9 +546,9 @@ func (e *Experiment) env(ctx context.Context, progress ProgressFunc, cacheOnly b
 		if err != nil {
 			return nil, err
 		}
-		return t.replayEnv(sc)
+		return t.replayEnv(sc, cfg.Features.sut())
 	case "online":
-		return e.study.newEnv(e.src.Len(), e.newExt, e.relations, sc)
+		return e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc)
 	default:
 		return nil, cfg.errAt("mode", "unknown mode %q", cfg.Mode)
 	}
@@ -566,9 +574,9 @@ func (e *Experiment) seedsSetup(a AgentSpec, env Env, log io.Writer) (func(seed 
 	}
 	newAgent := func(seed uint64) (Agent, error) {
 		if stateDir == "" {
-			return NewAgent(a, sc, env.Dim(), seed)
+			return NewAgent(a, sc, env.Layout(), seed)
 		}
-		ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Dim(), seed)
+		ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Layout(), seed)
 		if loaded {
 			fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/scenario"
@@ -99,8 +100,8 @@ type phasedEnv struct {
 	phase int
 }
 
-func (e *phasedEnv) Len() int { return e.envs[0].Len() }
-func (e *phasedEnv) Dim() int { return e.envs[0].Dim() }
+func (e *phasedEnv) Len() int              { return e.envs[0].Len() }
+func (e *phasedEnv) Layout() bandit.Layout { return e.envs[0].Layout() }
 func (e *phasedEnv) Load(ctx context.Context, image int) error {
 	return e.envs[e.phase].Load(ctx, image)
 }
@@ -151,7 +152,7 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 	var runs []record.RegressionRun
 	newAgent := func(seed uint64) (Agent, error) {
 		env.phase = 0
-		a, err := NewAgent(spec, sc, env.Dim(), seed)
+		a, err := NewAgent(spec, sc, env.Layout(), seed)
 		agent = &phasedAgent{cur: a}
 		runs = append(runs, record.RegressionRun{Seed: seed})
 		return agent, err
@@ -182,13 +183,13 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 					agent.err = fmt.Errorf("saving the state at the change: %w", err)
 					break
 				}
-				a, loaded, err := loadOrNewAgent(path, spec, sc, env.Dim(), seed)
+				a, loaded, err := loadOrNewAgent(path, spec, sc, env.Layout(), seed)
 				if err == nil && !loaded {
 					err = fmt.Errorf("state file %s not found", path)
 				}
 				agent.cur, agent.err = a, err
 			case record.Fresh:
-				agent.cur, agent.err = NewAgent(spec, sc, env.Dim(), seed)
+				agent.cur, agent.err = NewAgent(spec, sc, env.Layout(), seed)
 			}
 		}
 		if progress != nil {
@@ -210,9 +211,9 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 // fresh across the change, in that order, then Output/regression.json.
 func (e *Experiment) runRegression(ctx context.Context, before, after Env, log io.Writer, progress ProgressFunc) error {
 	cfg := e.Config
-	if before.Len() != after.Len() || before.Dim() != after.Dim() {
+	if before.Len() != after.Len() || before.Layout() != after.Layout() {
 		return fmt.Errorf("regression: the SUTs before and after the change see %d and %d images with %d- and %d-d contexts; want the same images",
-			before.Len(), after.Len(), before.Dim(), after.Dim())
+			before.Len(), after.Len(), before.Layout().Dim, after.Layout().Dim)
 	}
 	stateDir, err := os.MkdirTemp("", "amt-regression-")
 	if err != nil {

@@ -76,7 +76,7 @@ func TestRegressionRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	before, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	before, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: tab.Dim}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestRegressionRuns(t *testing.T) {
 	// Carrying the state through its file is the same as never stopping:
 	// the same agent run for two passes over the same environments.
 	spec := AgentSpec{ID: "eg", Name: "epsilon-greedy", Options: bandit.Options{"hidden": "0"}}
-	a, err := NewAgent(spec, sc, before.Dim(), 2)
+	a, err := NewAgent(spec, sc, before.Layout(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRegressionStateInvariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	before, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	before, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: tab.Dim}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestRegressionStateInvariants(t *testing.T) {
 	// state of the same agent saved after a run of the first pass only.
 	cDir, cState := runs(eg, record.Carried)
 	phase1 := t.TempDir()
-	if _, err := RunSeeds(context.Background(), before, sc, func(seed uint64) (Agent, error) { return NewAgent(eg, sc, before.Dim(), seed) },
+	if _, err := RunSeeds(context.Background(), before, sc, func(seed uint64) (Agent, error) { return NewAgent(eg, sc, before.Layout(), seed) },
 		t.TempDir(), SeedsOptions{Agent: "eg", Seeds: seeds, Passes: 1, StateDir: phase1}); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestRegressionStateInvariants(t *testing.T) {
 	// choice stream) with a new agent of the seed.
 	fDir, _ := runs(eg, record.Fresh)
 	for _, seed := range seeds {
-		a, err := NewAgent(eg, sc, before.Dim(), seed)
+		a, err := NewAgent(eg, sc, before.Layout(), seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestRegressionStateInvariants(t *testing.T) {
 			Trace: func(s Step) {
 				if s.Iteration == 24 {
 					penv.phase = 1
-					if pa.cur, err = NewAgent(eg, sc, before.Dim(), seed); err != nil {
+					if pa.cur, err = NewAgent(eg, sc, before.Layout(), seed); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -17,21 +18,28 @@ import (
 // re-running the system under test.
 type ReplayEnv struct {
 	images, dim int
+	layout      bandit.Layout
 	features    []float32 // images × dim
 	index       map[string]int
 	outcomes    []Outcome // images × variants of the scenario
 	nvar        int
 }
 
-// NewReplayEnv checks a verdict table and a feature matrix against a
-// scenario and returns an Env over them. The table must hold exactly one
-// row for every image 0..images-1 and every follow-up of the scenario
-// (other rows are ignored, duplicates are an error), where images is the
-// feature matrix's row count (len(features)/dim). Features must be finite.
-// Every problem is reported before any run starts.
-func NewReplayEnv(rows []record.Verdict, features []float32, dim int, sc scenario.Scenario) (*ReplayEnv, error) {
+// NewReplayEnv checks a verdict table and a context matrix against a
+// scenario and returns an Env over them. The matrix has rows of
+// layout.Dim values, the last layout.Grey of which are the grey-box block.
+// The table must hold exactly one row for every image 0..images-1 and
+// every follow-up of the scenario (other rows are ignored, duplicates are
+// an error), where images is the matrix's row count (len(features)/dim).
+// Features must be finite. Every problem is reported before any run
+// starts.
+func NewReplayEnv(rows []record.Verdict, features []float32, layout bandit.Layout, sc scenario.Scenario) (*ReplayEnv, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
+	}
+	dim := layout.Dim
+	if layout.Grey < 0 || layout.Grey > dim {
+		return nil, fmt.Errorf("replay: a grey-box block of %d of the %d context values", layout.Grey, dim)
 	}
 	if dim < 0 || (dim == 0 && len(features) != 0) || (dim > 0 && len(features)%dim != 0) {
 		return nil, fmt.Errorf("replay: %d feature values do not divide into rows of %d", len(features), dim)
@@ -59,7 +67,7 @@ func NewReplayEnv(rows []record.Verdict, features []float32, dim int, sc scenari
 		}
 	}
 	vars := sc.Variants()
-	e := &ReplayEnv{images: images, dim: dim, features: features, index: map[string]int{}, nvar: len(vars)}
+	e := &ReplayEnv{images: images, dim: dim, layout: layout, features: features, index: map[string]int{}, nvar: len(vars)}
 	for j, v := range vars {
 		e.index[v.Key()] = j
 	}
@@ -116,8 +124,8 @@ func outcomeOf(r record.Verdict) Outcome {
 // Len implements Env.
 func (e *ReplayEnv) Len() int { return e.images }
 
-// Dim implements Env.
-func (e *ReplayEnv) Dim() int { return e.dim }
+// Layout implements Env.
+func (e *ReplayEnv) Layout() bandit.Layout { return e.layout }
 
 // Load implements Env: the table is in memory, so it only checks the index.
 func (e *ReplayEnv) Load(_ context.Context, image int) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -147,15 +148,15 @@ var schema = []key{
 		doc: "the verdict's tolerated AP drop: a violation iff AP(follow-up) < AP(source) − threshold (the paper's 0.05)"},
 
 	{path: "features", required: true, val: section("a mapping"), doc: "the context features the agents see"},
-	{path: "features.kind", required: true, val: bind(oneOf(words("model", "phash", "none")), func(c *Config) *string { return &c.Features.Kind }),
-		doc: "model (an ONNX feature model's output for the source image), phash (its 256-bit perceptual hash) or none (a constant 1: context-free agents)"},
-	{path: "features.model", required: true, only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+	{path: "features.kind", required: true, val: bind(contextKinds(), func(c *Config) *[]string { return &c.Features.Kinds }),
+		doc: "model (an ONNX feature model's output for the source image), phash (its 256-bit perceptual hash), none (a constant 1: context-free agents) or sut (the grey-box block: what the SUT answered on the source image: softmax and top-1 − top-2 logit margin of a classifier, a 7-value summary of a detector's detections); a list concatenates, sut last: [model, sut]"},
+	{path: "features.model", required: true, only: func(c *Config) bool { return slices.Contains(c.Features.Kinds, "model") }, onlyDoc: "features.kind has model",
 		val: bind(filePath(nil), func(c *Config) *string { return &c.Features.Model }),
 		doc: "the ONNX feature model: one output row per image (the shipped one, features512_squeezenet1_1.onnx, is the 512-d trunk of the SqueezeNet SUT itself)"},
-	{path: "features.output", only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+	{path: "features.output", only: func(c *Config) bool { return slices.Contains(c.Features.Kinds, "model") }, onlyDoc: "features.kind has model",
 		defDoc: "the model's single graph output", val: bind(nonEmpty("a tensor name"), func(c *Config) *string { return &c.Features.Output }),
 		doc: "the model's tensor the features are read from: any tensor its graph computes, intermediate ones included (a misspelt name gets the list with shapes); an [N, C, H, W] feature map is averaged over H × W to C features (global average pooling), e.g. /GlobalAveragePool_output_0 of cifar10_resnet56.onnx, 64 features from a network other than the SUT"},
-	{path: "features.device", def: "cpu", only: func(c *Config) bool { return c.Features.Kind == "model" }, onlyDoc: "features.kind is model",
+	{path: "features.device", def: "cpu", only: func(c *Config) bool { return slices.Contains(c.Features.Kinds, "model") }, onlyDoc: "features.kind has model",
 		val: bind(oneOf(nn.DeviceNames), func(c *Config) *string { return &c.Features.Device }),
 		doc: "where the feature model runs, as sut.device"},
 
@@ -173,6 +174,8 @@ var schema = []key{
 		doc: "the parameter values, in the relation's unit; a relation without a parameter takes none"},
 	{path: "action_set.arms[].name", defDoc: "the relation, or relation:value for one value", val: bind(nonEmpty("a name"), func(a *scenario.Arm) *string { return &a.Name }),
 		doc: "the arm's name in result files"},
+	{path: "objective", def: "paper", val: objective(),
+		doc: "what the agents are rewarded for: paper (the action set's own rewards, the paper's for the built-in ones) or fault (" + scenario.Fault.Doc + ")"},
 
 	{path: "agents", required: true, val: bind(agentList(), func(c *Config) *[]AgentSpec { return &c.Agents }),
 		doc: "the agents to run, each over every seed: a name (- cover), a name with options (- cover: {hidden: 0}), or a mapping of name, id and options; see Agents below"},

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -34,12 +35,14 @@ type extractor interface {
 }
 
 // sourceEnv is what onlineEnv and detectionEnv share: the data set size,
-// the context extractor, the follow-up relations, and which source image
-// is loaded with its features, computed at most once.
+// the context extractor, the length of the grey-box block, the follow-up
+// relations, and which source image is loaded with its context, computed
+// at most once.
 type sourceEnv struct {
-	n   int
-	ext extractor
-	rel map[string]relation
+	n      int
+	ext    extractor
+	sutDim int // 0: no grey-box block
+	rel    map[string]relation
 
 	cur   int // the loaded source image, −1 before the first
 	feats []float32
@@ -48,7 +51,7 @@ type sourceEnv struct {
 // newSourceEnv checks that the data set is not empty and that rel has a
 // relation for every follow-up of sc, one that check accepts when check is
 // not nil.
-func newSourceEnv(n int, ext extractor, rel map[string]relation, sc scenario.Scenario, check func(key string, r relation) error) (sourceEnv, error) {
+func newSourceEnv(n int, ext extractor, sutDim int, rel map[string]relation, sc scenario.Scenario, check func(key string, r relation) error) (sourceEnv, error) {
 	for _, v := range sc.Variants() {
 		r := rel[v.Key()]
 		if r == nil {
@@ -63,37 +66,55 @@ func newSourceEnv(n int, ext extractor, rel map[string]relation, sc scenario.Sce
 	if n == 0 {
 		return sourceEnv{}, fmt.Errorf("online: the data set is empty")
 	}
-	return sourceEnv{n: n, ext: ext, rel: rel, cur: -1}, nil
+	if sutDim < 0 {
+		return sourceEnv{}, fmt.Errorf("online: grey-box block of %d values", sutDim)
+	}
+	return sourceEnv{n: n, ext: ext, sutDim: sutDim, rel: rel, cur: -1}, nil
 }
 
 // Len implements Env.
 func (e *sourceEnv) Len() int { return e.n }
 
-// Dim implements Env.
-func (e *sourceEnv) Dim() int {
-	if e.ext == nil {
-		return 0
+// Layout implements Env: the extractor's features, then the grey-box
+// block.
+func (e *sourceEnv) Layout() bandit.Layout {
+	d := e.sutDim
+	if e.ext != nil {
+		d += e.ext.Dim()
 	}
-	return e.ext.Dim()
+	return bandit.Layout{Dim: d, Grey: e.sutDim}
 }
 
-// setCurrent records that source image i is loaded; its features are yet
-// to be extracted.
+// setCurrent records that source image i is loaded; its context is yet
+// to be computed.
 func (e *sourceEnv) setCurrent(i int) { e.cur, e.feats = i, nil }
 
-// features returns the context features of img, the loaded source image.
-func (e *sourceEnv) features(img rgb.Image) ([]float32, error) {
-	if e.ext == nil {
-		return []float32{}, nil
+// context returns the context of img, the loaded source image: the
+// extractor's features, then (with a grey-box block) what sutFeatures
+// returns, which must have the block's length.
+func (e *sourceEnv) context(img rgb.Image, sutFeatures func() ([]float32, error)) ([]float32, error) {
+	if e.feats != nil {
+		return e.feats, nil
 	}
-	if e.feats == nil {
-		f, err := featuresOf(e.ext, img, e.cur, e.ext.Dim())
-		if err != nil {
+	f := []float32{}
+	if e.ext != nil {
+		var err error
+		if f, err = featuresOf(e.ext, img, e.cur, e.ext.Dim()); err != nil {
 			return nil, err
 		}
-		e.feats = f
 	}
-	return e.feats, nil
+	if e.sutDim > 0 {
+		g, err := sutFeatures()
+		if err != nil {
+			return nil, fmt.Errorf("image %d: %w", e.cur, err)
+		}
+		if len(g) != e.sutDim {
+			return nil, fmt.Errorf("image %d: the grey-box block has %d values, want %d", e.cur, len(g), e.sutDim)
+		}
+		f = append(f[:len(f):len(f)], g...)
+	}
+	e.feats = f
+	return f, nil
 }
 
 // relation returns the relation of follow-up v.

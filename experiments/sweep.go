@@ -36,6 +36,12 @@ type sweepConfig struct {
 	// hashes, settings).
 	cacheDir               string
 	verdictKey, featureKey any
+	// sut also computes every image's grey-box context block (greybox.go)
+	// with the study's newSutAnswer, one SUT inference per image, and
+	// caches it in its own table (namespace "sut", keyed by verdictKey and
+	// the block's description), so the verdict cache is the same with and
+	// without it.
+	sut bool
 	// limit restricts the table to the first limit images (0 = all). The
 	// cache holds rows of the whole source, so a limited sweep reuses and
 	// extends the cache of the unlimited one and the other way round.
@@ -60,6 +66,11 @@ type Table struct {
 	Variants []scenario.Variant
 	Dim      int       // feature dimension (0 without features)
 	Features []float32 // images × Dim, row-major
+
+	// sut is the grey-box block, images × sutDim, when the sweep computed
+	// it (sweepConfig.sut; see SutFeatures).
+	sut    []float32
+	sutDim int
 
 	study  caseStudy
 	judged []judgement // per image
@@ -150,6 +161,11 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 			return nil, err
 		}
 	}
+	if cfg.sut {
+		if err := s.sutPass(ctx, s.total); err != nil {
+			return nil, err
+		}
+	}
 	if s.t.Images < s.total || cfg.readOnly {
 		return s.t, nil // only a whole table is consolidated, and not by a reader
 	}
@@ -158,6 +174,14 @@ func sweep(ctx context.Context, cfg sweepConfig) (*Table, error) {
 	}
 	if s.features != nil {
 		if err := s.features.consolidate(s.total, s.featureLine); err != nil {
+			return nil, err
+		}
+	}
+	if s.sut != nil {
+		dim := s.t.sutDim
+		if err := s.sut.consolidate(s.total, func(i int) any {
+			return featureLine{Image: i, Features: s.t.sut[i*dim : (i+1)*dim]}
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -332,6 +356,80 @@ func missingShardsError(c *cacheTable, split int, todo []int, n int) error {
 	return e
 }
 
+// sutPass fills the table's grey-box blocks: from the "sut" cache table,
+// the missing ones computed one image at a time (one SUT inference each,
+// checkpointed, with progress) — cheap next to judging the follow-ups.
+func (s *sweepRun) sutPass(ctx context.Context, total int) error {
+	cfg, n := s.cfg, s.t.Images
+	dim, err := cfg.study.sutDim()
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	key := struct {
+		Version  int
+		Verdicts any
+		Block    string
+	}{1, cfg.verdictKey, cfg.study.sutBlock()}
+	if s.sut, err = openCache(cfg.cacheDir, "sut", key, cacheMeta{Kind: "sut", Images: total, Dim: dim}); err != nil {
+		return err
+	}
+	s.t.sut, s.t.sutDim = make([]float32, n*dim), dim
+	have := make([]bool, n)
+	if _, err := s.sut.load(ctx, readAll, Shard{}, func(line []byte) (int, error) {
+		var l featureLine
+		if err := strictJSON(line, &l); err != nil {
+			return 0, err
+		}
+		if l.Image < 0 || l.Image >= total || len(l.Features) != dim {
+			return 0, fmt.Errorf("image %d with %d values does not fit %d images × %d", l.Image, len(l.Features), total, dim)
+		}
+		if l.Image < n && !have[l.Image] {
+			have[l.Image] = true
+			copy(s.t.sut[l.Image*dim:], l.Features)
+		}
+		return l.Image, nil
+	}); err != nil {
+		return err
+	}
+	var todo []int
+	for i, ok := range have {
+		if !ok {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	answer, err := cfg.study.newSutAnswer()
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	part := s.sut.checkpoint(Shard{}, s.stamp, 0)
+	defer part.close()
+	done := n - len(todo)
+	for _, i := range todo {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("sweep interrupted after the grey-box blocks of %d of %d images (finished ones are cached; rerun to resume): %w", done, n, context.Cause(ctx))
+		}
+		g, err := answer(i)
+		if err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		if len(g) != dim {
+			return fmt.Errorf("sweep: image %d: the grey-box block has %d values, want %d", i, len(g), dim)
+		}
+		copy(s.t.sut[i*dim:], g)
+		if err := part.append(featureLine{Image: i, Features: g}); err != nil {
+			return err
+		}
+		done++
+		if cfg.progress != nil {
+			cfg.progress(done, n)
+		}
+	}
+	return nil
+}
+
 // sweepRun is a sweep in progress, shared by its workers: the table they
 // fill (each writes only the images it takes from the queue), what the
 // cache already held, and the cache tables they checkpoint to.
@@ -343,6 +441,7 @@ type sweepRun struct {
 	haveV, haveF []bool // judgement, features of image i known
 	verdicts     *cacheTable
 	features     *cacheTable // nil without features
+	sut          *cacheTable // nil without the grey-box block
 	ldV, ldF     loaded      // what loading the tables found
 	ext0         extractor   // the extractor made to learn the dimension, worker 0's
 	stamp        int64       // names this process's checkpoint files

@@ -12,8 +12,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/rgb"
+	"github.com/amt-dev/amt/sut"
 )
 
 // Interrupting a sweep loses no finished image, and the resumed sweep
@@ -134,7 +136,7 @@ func TestReplayEnvErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	if _, err := NewReplayEnv(rows, tab.Features, 3, sc); err != nil {
+	if _, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: 3}, sc); err != nil {
 		t.Fatal(err)
 	}
 	nan := append([]float32(nil), tab.Features...)
@@ -152,7 +154,7 @@ func TestReplayEnvErrors(t *testing.T) {
 		{"row count", rows, tab.Features[:9], 3, "3 rows but the verdict table covers images 0..3"},
 		{"inf", rows, nan, 3, "feature row 2 (image 2), column 1 is +Inf"},
 	} {
-		if _, err := NewReplayEnv(tc.rows, tc.feats, tc.dim, sc); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := NewReplayEnv(tc.rows, tc.feats, bandit.Layout{Dim: tc.dim}, sc); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -247,13 +249,79 @@ func TestSweepLimitSharesCache(t *testing.T) {
 	}
 }
 
+// The grey-box blocks live in a cache table of their own: a sweep with
+// them leaves the verdict and feature caches byte-identical to a sweep
+// without them, costs one classification per image on top of a cached
+// sweep, and is served from the cache the next time; the blocks are the
+// classifier's answer on each source image alone.
+func TestSweepSutCacheSeparate(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	src := newFakeSource(9)
+	plain := t.TempDir()
+	if _, err := sweepFake(t, src, sc, plain, fakeClassifier{}, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	if _, err := sweepFake(t, src, sc, cache, fakeClassifier{}, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	tab, err := sweepFakeSut(t, src, sc, cache, fakeClassifier{calls: &calls}, context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake study does not know its class count: one call on image 0
+	// learns the block's length.
+	if calls.Load() != 1+9 {
+		t.Errorf("grey-box pass on a cached sweep: %d classifier calls, want 1 + 9 (one per image)", calls.Load())
+	}
+	for _, pat := range []string{"verdicts-*/table.jsonl", "features-*/table.jsonl", "verdicts-*/meta.json", "features-*/meta.json"} {
+		a, _ := filepath.Glob(filepath.Join(plain, pat))
+		b, _ := filepath.Glob(filepath.Join(cache, pat))
+		if len(a) != 1 || len(b) != 1 || filepath.Base(filepath.Dir(a[0])) != filepath.Base(filepath.Dir(b[0])) {
+			t.Fatalf("%s: %v and %v", pat, a, b)
+		}
+		x, _ := os.ReadFile(a[0])
+		y, _ := os.ReadFile(b[0])
+		if string(x) != string(y) {
+			t.Errorf("%s differs with the grey-box blocks", pat)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(cache, "sut-*", "table.jsonl")); len(m) != 1 {
+		t.Fatalf("sut cache tables: %v", m)
+	}
+	g, dim, err := tab.SutFeatures()
+	if err != nil || dim != 4 || len(g) != 9*4 {
+		t.Fatalf("SutFeatures: %d values of %d, %v", len(g), dim, err)
+	}
+	for i := 0; i < 9; i++ {
+		img, _, _ := src.Image(i)
+		p, _ := fakeClassifier{}.Classify([]rgb.Image{img})
+		want, _ := classSutFeatures(p[0].Logits)
+		if !reflect.DeepEqual(g[i*4:(i+1)*4], want) {
+			t.Errorf("image %d: block %v, want %v", i, g[i*4:(i+1)*4], want)
+		}
+	}
+	calls.Store(0)
+	again, err := sweepFakeSut(t, src, sc, cache, fakeClassifier{calls: &calls}, context.Background(), true)
+	if err != nil || calls.Load() != 1 {
+		t.Fatalf("cached grey-box blocks: err %v, %d calls, want 1 (the length)", err, calls.Load())
+	}
+	if g2, _, _ := again.SutFeatures(); !reflect.DeepEqual(g2, g) {
+		t.Error("cached blocks differ")
+	}
+	if _, _, err := (&Table{}).SutFeatures(); err == nil {
+		t.Error("a table without blocks gave blocks")
+	}
+}
+
 // batchRecorder is a fakeClassifier that records the size of every call.
 type batchRecorder struct {
 	fakeClassifier
 	sizes *[]int
 }
 
-func (b batchRecorder) Classify(imgs []rgb.Image) ([]int, error) {
+func (b batchRecorder) Classify(imgs []rgb.Image) ([]sut.Prediction, error) {
 	*b.sizes = append(*b.sizes, len(imgs))
 	return b.fakeClassifier.Classify(imgs)
 }
@@ -284,7 +352,11 @@ func TestClassJudgeBoundsBatches(t *testing.T) {
 		for _, v := range vars {
 			all = append(all, rel[v.Key()].Apply(img))
 		}
-		want, _ := fakeClassifier{}.Classify(all)
+		wantPreds, _ := fakeClassifier{}.Classify(all)
+		want := make([]int, len(wantPreds))
+		for k, p := range wantPreds {
+			want[k] = p.Class
+		}
 		cj := got.(*classJudgement)
 		if cj.Pred != want[0] || !reflect.DeepEqual(cj.Preds, want[1:]) {
 			t.Errorf("%d×%d: classes differ from one call's", tc.w, tc.h)

@@ -226,7 +226,7 @@ func (e *Experiment) Tune(ctx context.Context, log io.Writer, progress ProgressF
 	if err != nil {
 		return err
 	}
-	env, err := t.replayEnv(cfg.Scenario)
+	env, err := t.replayEnv(cfg.Scenario, cfg.Features.sut())
 	if err != nil {
 		return err
 	}
@@ -317,7 +317,7 @@ func tuneRuns(ctx context.Context, env Env, sc scenario.Scenario, spec AgentSpec
 			for j := range jobs {
 				s, k := j[0], j[1]
 				a := AgentSpec{ID: spec.ID, Name: spec.Name, Options: withOptions(spec.Options, settings[s])}
-				ag, err := NewAgent(a, sc, env.Dim(), seeds[k])
+				ag, err := NewAgent(a, sc, env.Layout(), seeds[k])
 				if err == nil {
 					var res runResult
 					res, err = runLoop(ctx, env, sc, ag, loopOptions{AgentName: spec.ID, Seed: seeds[k], Passes: cfg.Passes, Iterations: cfg.Iterations, LogInterval: math.MaxInt32})

@@ -89,7 +89,7 @@ func TestTuneAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	env, err := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	env, err := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: tab.Dim}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestTuneAgents(t *testing.T) {
 		}
 		// Setting 2, seed 12, run as an experiment's agent would be.
 		s := ta.Settings[2]
-		a, err := NewAgent(AgentSpec{ID: "eg", Name: "epsilon-greedy", Options: withOptions(bandit.Options{"hidden": "0"}, s.Options)}, sc, env.Dim(), 12)
+		a, err := NewAgent(AgentSpec{ID: "eg", Name: "epsilon-greedy", Options: withOptions(bandit.Options{"hidden": "0"}, s.Options)}, sc, env.Layout(), 12)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestTuneCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := tab.Verdicts(sc.Variants())
-	env, _ := NewReplayEnv(rows, tab.Features, tab.Dim, sc)
+	env, _ := NewReplayEnv(rows, tab.Features, bandit.Layout{Dim: tab.Dim}, sc)
 	cfg := &Config{Name: "t", Scenario: sc, Passes: 1, Seeds: []uint64{1}, Workers: 2,
 		Agents: []AgentSpec{{ID: "eg", Name: "epsilon-greedy"}},
 		Tune:   TuneConfig{Seeds: []uint64{11, 12, 13}, Grid: []TuneGrid{{Agent: "eg", Options: map[string][]string{"epsilon": {"1", "0.3"}}}}}}

@@ -127,6 +127,26 @@ func Flat(relation string) (scenario.Scenario, error) {
 	return NewScenario(relation, scenario.PaperFlat, arms)
 }
 
+// FlatAll returns the flat scenario of every follow-up of the
+// hierarchical scenario: 59 arms (the paper's relations without a
+// parameter, then one arm per rotation and shear angle of their grids), in
+// the hierarchical scenario's variant order, objective scenario.Paper
+// (every arm earns 1 per violation). It is the hierarchical scenario
+// without its parameter level (issue #13).
+func FlatAll() scenario.Scenario {
+	var arms []scenario.Arm
+	for _, in := range paper() {
+		if !in.Parametric() {
+			arms = append(arms, scenario.Arm{Action: in.Name})
+			continue
+		}
+		for _, v := range in.Grid {
+			arms = append(arms, scenario.Arm{Action: in.Name, Values: []float64{v}})
+		}
+	}
+	return mustScenario("flat", scenario.Paper, arms)
+}
+
 // builtins are the built-in scenarios, the original tool's action sets. A
 // new one is one entry here.
 var builtins = []struct {
@@ -137,6 +157,7 @@ var builtins = []struct {
 	{"basic", "the 5 relations without a parameter, rotation ±30°, shear ±20° (9 flat arms)", Basic},
 	{"rotation", "one flat arm per rotation angle, each rewarded with its halving reward", func() scenario.Scenario { return mustFlat("rotation") }},
 	{"shear", "one flat arm per shear angle, each rewarded with its halving reward", func() scenario.Scenario { return mustFlat("shear") }},
+	{"flat", "every follow-up of the hierarchical scenario as a flat arm (59 arms), each rewarded 1 per violation", FlatAll},
 }
 
 func mustFlat(relation string) scenario.Scenario {

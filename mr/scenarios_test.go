@@ -20,6 +20,7 @@ func TestBuiltinScenarios(t *testing.T) {
 		{"basic", 9, 9, "blur", "shear:20", "unit"},
 		{"rotation", 36, 36, "rotation:-90", "rotation:90", "halving"},
 		{"shear", 18, 18, "shear:-45", "shear:45", "halving"},
+		{"flat", 59, 59, "blur", "shear:45", "unit"},
 	} {
 		s, err := Builtin(tc.name)
 		if err != nil {
@@ -46,7 +47,10 @@ func TestBuiltinScenarios(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Builtin("all"); err == nil || !strings.Contains(err.Error(), "hierarchical, basic, rotation, shear") {
+	if !slices.Equal(FlatAll().Keys(), Hierarchical().Keys()) {
+		t.Errorf("flat variants %v, want the hierarchical ones", FlatAll().Keys())
+	}
+	if _, err := Builtin("all"); err == nil || !strings.Contains(err.Error(), "hierarchical, basic, rotation, shear, flat") {
 		t.Errorf("unknown scenario error = %v", err)
 	}
 	h := Hierarchical()

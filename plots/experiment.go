@@ -61,7 +61,9 @@ type Experiment struct {
 // Agent is one agent folder of an experiment.
 type Agent struct {
 	// Name is the folder name, which tells apart agents of the same kind
-	// with different options (ablations); Summary.Agent is the kind.
+	// with different options (ablations); Summary.Agent is the agent's id
+	// (the folder name under amt run, the kind under amt replay), and
+	// Experiment.Kind its kind.
 	Name    string
 	Summary record.Summary
 	// Logs are the progress logs in ascending seed order (may be empty).
@@ -73,6 +75,31 @@ type Agent struct {
 	// Timing is the agent's timing.json (nil when there is none): the
 	// measured times of every run, with their components.
 	Timing *record.Timing
+}
+
+// Kind is the agent's kind (the name of package bandit's agent table, as
+// "cover" for an agent with id "cover-linear"): run.json's entry for the
+// folder's configured id (a regression experiment's folder, such as
+// cover-carried, names it in regression.json), else the summary's agent
+// (what amt replay writes).
+func (e *Experiment) Kind(a Agent) string {
+	id := a.Name
+	if e.Regression != nil {
+		for _, r := range e.Regression.Agents {
+			if r.ID == a.Name {
+				id = r.Agent
+				break
+			}
+		}
+	}
+	if e.Meta != nil {
+		for _, m := range e.Meta.Agents {
+			if m.ID == id && m.Name != "" {
+				return m.Name
+			}
+		}
+	}
+	return a.Summary.Agent
 }
 
 // rerun is the advice of an error about files that do not belong together.

@@ -665,3 +665,74 @@ func TestLoadLegacyFolder(t *testing.T) {
 		t.Error("caveat in a folder with identities")
 	}
 }
+
+// The setup table's kind column gives an agent's kind from run.json, not
+// its id: an agent with id cover-linear is a cover (and gets cover's
+// caveat); without run.json it is the summary's agent.
+func TestRenderAgentKind(t *testing.T) {
+	dir := copyDir(t, "testdata/tiny")
+	if err := os.Rename(filepath.Join(dir, "cover"), filepath.Join(dir, "cover-linear")); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "cover-linear", record.SummaryFile)
+	sum, err := record.ReadSummary(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Agent = "cover-linear" // amt run writes the id
+	if err := record.WriteSummary(sp, sum); err != nil {
+		t.Fatal(err)
+	}
+	meta := record.Meta{
+		Experiment: "tiny", CaseStudy: "classification", Mode: "online",
+		Scenario: record.ScenarioMeta{Name: "hierarchical", Objective: "unit", Variants: []string{"blur", "rotation:-10", "rotation:10"}},
+		Agents:   []record.AgentMeta{{ID: "cover-linear", Name: "cover", Options: map[string]string{"hidden": "0"}}, {ID: "random", Name: "random"}},
+	}
+	meta.Identity = sum.Identity
+	if meta.VerdictsSHA256, err = record.FileSHA256(filepath.Join(dir, record.VerdictsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := record.WriteMeta(filepath.Join(dir, record.MetaFile), meta); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := readTable(t, dir, "agents")
+	for _, w := range []string{"\ncover-linear,cover,hierarchical,", "\nrandom,random,hierarchical,"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("agents table lacks %q:\n%s", w, got)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	if !strings.Contains(string(report), "Agent `cover` reproduces Vowpal Wabbit") {
+		t.Error("the report lacks cover's caveat for an agent of kind cover")
+	}
+}
+
+// A regression experiment's folders (id-carried, id-fresh) find their kind
+// through regression.json's configured id; a folder neither file names
+// (amt replay's) keeps its summary's agent.
+func TestExperimentKind(t *testing.T) {
+	e := &Experiment{
+		Meta: &record.Meta{Agents: []record.AgentMeta{{ID: "cover-linear", Name: "cover"}, {ID: "hts", Name: "hts"}}},
+		Regression: &record.Regression{Agents: []record.RegressionAgent{
+			{ID: "cover-linear-carried", Agent: "cover-linear", State: record.Carried},
+			{ID: "hts-fresh", Agent: "hts", State: record.Fresh},
+		}},
+	}
+	for _, tc := range []struct{ folder, summary, want string }{
+		{"cover-linear-carried", "cover-linear-carried", "cover"},
+		{"hts-fresh", "hts-fresh", "hts"},
+		{"cover-linear", "cover-linear", "cover"},
+		{"lints", "lints", "lints"},
+	} {
+		if got := e.Kind(Agent{Name: tc.folder, Summary: record.Summary{Agent: tc.summary}}); got != tc.want {
+			t.Errorf("Kind(%s) = %q, want %q", tc.folder, got, tc.want)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func (b *builder) caveats() error {
 		cs = append(cs, c)
 	}
 	for _, a := range b.e.Agents {
-		if a.Summary.Agent == "cover" || a.Name == "cover" {
+		if b.e.Kind(a) == "cover" || a.Name == "cover" {
 			cs = append(cs, "Agent `cover` reproduces Vowpal Wabbit 8.6.1's cover as the original ran it (`--cover 3 --nn 16`, DR, ψ = 1): `--epsilon 0.1` has no effect there and at most 3 arms have non-zero probability; `cover-modern` follows later VW semantics (original-implementation.md §1, vw-cover-dr-nn.md).")
 			break
 		}

@@ -48,7 +48,7 @@ func (b *builder) setup() error {
 		if mode == "" {
 			mode = "–"
 		}
-		t.Rows = append(t.Rows, []string{a.Name, a.Summary.Agent, a.Summary.Scenario, mode, fmt.Sprint(len(a.Summary.Runs)), strings.Join(itStr, ", "), fmt.Sprint(len(a.Logs))})
+		t.Rows = append(t.Rows, []string{a.Name, e.Kind(a), a.Summary.Scenario, mode, fmt.Sprint(len(a.Summary.Runs)), strings.Join(itStr, ", "), fmt.Sprint(len(a.Logs))})
 	}
 	b.table(t)
 	return nil

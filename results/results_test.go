@@ -250,7 +250,7 @@ func checkExperiment(t *testing.T, dir string) {
 		t.Fatalf("no committed table for case study %q", meta.CaseStudy)
 	}
 	rows := scenarioRows(t, tab.rows, sc)
-	env, err := experiments.NewReplayEnv(dense(rows), tab.features, tab.dim, sc)
+	env, err := experiments.NewReplayEnv(dense(rows), tab.features, bandit.Layout{Dim: tab.dim}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func checkExperiment(t *testing.T, dir string) {
 		spec := experiments.AgentSpec{ID: a.ID, Name: a.Name, Options: bandit.Options(a.Options)}
 		out := filepath.Join(tmp, a.ID)
 		if _, err := experiments.RunSeeds(context.Background(), env, sc, func(seed uint64) (experiments.Agent, error) {
-			return experiments.NewAgent(spec, sc, env.Dim(), seed)
+			return experiments.NewAgent(spec, sc, env.Layout(), seed)
 		}, out, experiments.SeedsOptions{Agent: a.ID, Mode: "replay", Seeds: meta.Seeds, Passes: meta.Passes,
 			Iter: meta.Iterations, Interval: first[0].Iteration, Identity: meta.Identity}); err != nil {
 			t.Fatal(err)

@@ -81,10 +81,15 @@ var (
 	// value (the main maximum is then the largest of those), any other arm 1.
 	PaperFlat = Objective{Name: "halving", Doc: "arms with a single value earn its halving reward 10000/2^(|p|/scale − 1), other arms 1; parameters as in unit",
 		Main: paperHalving, Param: paperHalving}
+	// Fault is the fault-finding objective (issue #13): every violation
+	// earns 1 on both levels, so an agent finds as many as it can,
+	// whatever the parameter.
+	Fault = Objective{Name: "fault", Doc: "every violation earns 1, on both levels",
+		Main: Unit{}, Param: Unit{}}
 )
 
 // Objectives lists the objectives a configuration may name.
-func Objectives() []Objective { return []Objective{Paper, PaperFlat} }
+func Objectives() []Objective { return []Objective{Paper, PaperFlat, Fault} }
 
 // ObjectiveNames lists the names of Objectives.
 func ObjectiveNames() []string {

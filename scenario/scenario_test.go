@@ -138,7 +138,7 @@ func TestObjectives(t *testing.T) {
 			t.Errorf("objective %q: %+v, %v", name, o, err)
 		}
 	}
-	if _, err := ObjectiveByName("fault"); err == nil || !strings.Contains(err.Error(), "unit, halving") {
+	if _, err := ObjectiveByName("faults"); err == nil || !strings.Contains(err.Error(), "unit, halving, fault") {
 		t.Errorf("unknown objective: %v", err)
 	}
 }

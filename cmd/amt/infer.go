@@ -14,6 +14,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/nn"
 )
 
@@ -130,7 +131,7 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 	for _, o := range m.Outputs() {
 		names = append(names, fmt.Sprintf("%s %v", o.Name, o.Shape))
 	}
-	fmt.Fprintf(env.stdout, "wrote %s: outputs %s for %d inputs in batches of %d on %s\n", *out, strings.Join(names, ", "), n, b, m.Device())
+	fmt.Fprintf(env.stdout, "wrote %s: outputs %s for %s in batches of %d on %s\n", *out, strings.Join(names, ", "), plural.Count(n, "input"), b, m.Device())
 	return nil
 }
 

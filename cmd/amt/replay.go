@@ -12,6 +12,7 @@ import (
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
 	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
 )
 
 // denseImages renumbers the images of a detection table, whose image_id
@@ -33,11 +34,13 @@ func denseImages(rows []record.Verdict) {
 
 // cmdReplay runs one bandit agent against a precomputed verdict table.
 func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 -scenario NAME -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] [-log-decisions] -out DIR")
+	fs := newFlagSet(env, "replay", "-verdicts TABLE.csv -features FEATS.f32 [-sut-features SUT.f32] -scenario NAME [-objective paper|fault] -agent NAME [-agent-opts k=v,...] -seeds 1-10 [-passes 1] [-log-decisions] -out DIR")
 	verdicts := fs.String("verdicts", "", "verdict table CSV (columns image,mr,param,violation at least; e.g. from amt sweep -csv; a detection table's image_id column is numbered by first appearance)")
 	feats := fs.String("features", "", "context features: raw little-endian float32 [images, dim], row i = image i (amt sweep -features)")
-	dim := fs.Int("dim", 0, "feature dimension (0: derived from the file size and the table's image count)")
-	scenario := fs.String("scenario", "hierarchical", "built-in scenario: "+strings.Join(mr.BuiltinNames(), "|"))
+	sutFeats := fs.String("sut-features", "", "the grey-box block, appended to each context: raw little-endian float32 [images, n] (amt sweep -sut-features)")
+	dim := fs.Int("dim", 0, "dimension of -features (0: derived from the file size and the table's image count)")
+	scenarioName := fs.String("scenario", "hierarchical", "built-in scenario: "+strings.Join(mr.BuiltinNames(), "|"))
+	objective := fs.String("objective", "paper", "paper (the scenario's own rewards) or fault (every violation earns 1 on both levels)")
 	agent := fs.String("agent", "", "agent: "+strings.Join(bandit.Agents(), "|"))
 	agentOpts := fs.String("agent-opts", "", "agent options k=v,... overriding its defaults")
 	seedSpec := fs.String("seeds", "1-10", "seeds: a range 1-10, a list 1,2,5, or both")
@@ -53,11 +56,15 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("replay: unexpected arguments %q", fs.Args())
 	}
-	for _, f := range []struct{ name, v string }{{"verdicts", *verdicts}, {"features", *feats}, {"agent", *agent}, {"out", *out}} {
+	for _, f := range []struct{ name, v string }{{"verdicts", *verdicts}, {"agent", *agent}, {"out", *out}} {
 		if f.v == "" {
 			fs.Usage()
 			return fmt.Errorf("replay: -%s is required", f.name)
 		}
+	}
+	if *feats == "" && *sutFeats == "" {
+		fs.Usage()
+		return fmt.Errorf("replay: -features or -sut-features (or both) is required")
 	}
 	// Check everything before any work, so nothing is written on an error.
 	if *passes < 1 || *iters < 0 || *interval < 1 || *dim < 0 {
@@ -67,9 +74,16 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return usagef("replay: -seeds: %w", err)
 	}
-	sc, err := mr.Builtin(*scenario)
+	sc, err := mr.Builtin(*scenarioName)
 	if err != nil {
 		return usagef("replay: -scenario: %w", err)
+	}
+	switch *objective {
+	case "paper":
+	case "fault":
+		sc.Objective = scenario.Fault
+	default:
+		return fmt.Errorf("replay: -objective: %q, want paper or fault", *objective)
 	}
 	if !slices.Contains(bandit.Agents(), *agent) {
 		return usagef("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
@@ -93,35 +107,52 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// The table alone first: a table cut short in the middle of an image
 	// is reported as such, not as a mismatch with the features.
-	if _, err := experiments.NewReplayEnv(rows, nil, 0, sc); err != nil {
+	if _, err := experiments.NewReplayEnv(rows, nil, bandit.Layout{}, sc); err != nil {
 		return fmt.Errorf("%s: %w", *verdicts, err)
 	}
 	images := 0
 	for _, r := range rows {
 		images = max(images, r.Image+1)
 	}
-	features, d, err := experiments.ReadFeatures(*feats, images, *dim)
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
+	var features []float32
+	var layout bandit.Layout
+	if *feats != "" {
+		if features, layout.Dim, err = experiments.ReadFeatures(*feats, images, *dim); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	} else if *dim != 0 {
+		return fmt.Errorf("replay: -dim without -features")
 	}
-	renv, err := experiments.NewReplayEnv(rows, features, d, sc)
+	if *sutFeats != "" {
+		g, gd, err := experiments.ReadFeatures(*sutFeats, images, 0)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		features = experiments.ConcatRows(features, layout.Dim, g, gd, images)
+		layout = bandit.Layout{Dim: layout.Dim + gd, Grey: gd}
+	}
+	renv, err := experiments.NewReplayEnv(rows, features, layout, sc)
 	if err != nil {
-		return fmt.Errorf("%s, %s: %w", *verdicts, *feats, err)
+		return fmt.Errorf("%s, %s: %w", *verdicts, strings.Trim(*feats+", "+*sutFeats, ", "), err)
 	}
 	if *iters > *passes*images {
 		return fmt.Errorf("replay: -iterations %d is more than passes × images = %d", *iters, *passes*images)
 	}
 	spec := experiments.AgentSpec{ID: *agent, Name: *agent, Options: opts}
-	if _, err := experiments.NewAgent(spec, sc, d, seeds[0]); err != nil {
+	if _, err := experiments.NewAgent(spec, sc, layout, seeds[0]); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	id, err := replayIdentity(*verdicts, *feats, fmt.Sprintf("scenario %s\nseeds %v\npasses %d\niterations %d\nlog-interval %d\ntiming %v\ndim %d\n",
-		sc.Name, seeds, *passes, *iters, *interval, *timing, d))
+	settings := fmt.Sprintf("scenario %s\nseeds %v\npasses %d\niterations %d\nlog-interval %d\ntiming %v\ndim %d\n",
+		sc.Name, seeds, *passes, *iters, *interval, *timing, layout.Dim-layout.Grey)
+	if *objective != "paper" {
+		settings += "objective " + *objective + "\n"
+	}
+	id, err := replayIdentity(*verdicts, *feats, *sutFeats, settings)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	sum, err := experiments.RunSeeds(ctx, renv, sc, func(seed uint64) (experiments.Agent, error) {
-		return experiments.NewAgent(spec, sc, d, seed)
+		return experiments.NewAgent(spec, sc, layout, seed)
 	}, *out, experiments.SeedsOptions{
 		Agent: *agent, Mode: "replay", Seeds: seeds, Passes: *passes, Iter: *iters, Interval: *interval, Timing: *timing,
 		Identity:     id,
@@ -147,15 +178,25 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 // options, so that replays of several agents on one table into sibling
 // folders plot together, as the agents of one amt run do); its sweep key
 // names the two files by their sha256.
-func replayIdentity(verdicts, features, settings string) (record.Identity, error) {
+func replayIdentity(verdicts, features, sutFeatures, settings string) (record.Identity, error) {
 	vs, err := record.FileSHA256(verdicts)
 	if err != nil {
 		return record.Identity{}, err
 	}
-	fs, err := record.FileSHA256(features)
-	if err != nil {
-		return record.Identity{}, err
+	doc, key := "amt replay\nverdicts "+vs+"\n", "file-"+vs[:20]
+	if features != "" {
+		fs, err := record.FileSHA256(features)
+		if err != nil {
+			return record.Identity{}, err
+		}
+		doc, key = doc+"features "+fs+"\n", key+" file-"+fs[:20]
 	}
-	doc := "amt replay\nverdicts " + vs + "\nfeatures " + fs + "\n" + settings
-	return record.Identity{ConfigSHA256: record.SHA256([]byte(doc)), SweepKey: "file-" + vs[:20] + " file-" + fs[:20]}, nil
+	if sutFeatures != "" {
+		ss, err := record.FileSHA256(sutFeatures)
+		if err != nil {
+			return record.Identity{}, err
+		}
+		doc, key = doc+"sut-features "+ss+"\n", key+" file-"+ss[:20]
+	}
+	return record.Identity{ConfigSHA256: record.SHA256([]byte(doc + settings)), SweepKey: key}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -182,9 +183,96 @@ func TestReplayCommandErrors(t *testing.T) {
 			t.Errorf("%s: output folder exists after an error", tc.name)
 		}
 	}
-	if _, _, err := runCmd(t, "replay", "-verdicts", table); err == nil || !strings.Contains(err.Error(), "-features is required") {
+	if _, _, err := runCmd(t, "replay", "-verdicts", table, "-agent", "cover", "-out", dir); err == nil || !strings.Contains(err.Error(), "-features or -sut-features (or both) is required") {
 		t.Errorf("missing flag: %v", err)
 	}
+	if _, _, err := runCmd(t, "replay", "-verdicts", table); err == nil || !strings.Contains(err.Error(), "-agent is required") {
+		t.Errorf("missing flag: %v", err)
+	}
+}
+
+// -sut-features appends a grey-box block to the contexts (hts keeps it
+// unprojected), alone or after -features: on a table where blur violates
+// on the images the block marks and fliplr on the others, hts finds far
+// more violations with the block than with noise features alone.
+// -objective fault rewards every violation with 1.
+func TestReplaySutFeaturesAndObjective(t *testing.T) {
+	const n = 300
+	_, feats, _, _ := replayFixture(t, n)
+	dir := t.TempDir()
+	sc := mr.Hierarchical()
+	var rows []record.Verdict
+	var g []float32
+	for i := 0; i < n; i++ {
+		mark := i%2 == 0
+		for _, v := range sc.Variants() {
+			viol := (v.Action == "blur" && mark) || (v.Action == "fliplr" && !mark)
+			rows = append(rows, record.Verdict{Image: i, MR: v.Action, Param: v.Value, Violation: viol, PredOriginal: 3,
+				PredTransformed: 3, Label: 3, MapOriginal: math.NaN(), MapTransformed: math.NaN()})
+		}
+		b := float32(0)
+		if mark {
+			b = 1
+		}
+		g = append(g, b, 1-b)
+	}
+	table, sutFeats := filepath.Join(dir, "t.csv"), filepath.Join(dir, "sut.f32")
+	if err := record.WriteVerdictsCSV(table, rows, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sutFeats, experiments.EncodeFeatures(g), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args ...string) record.Summary {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		args = append([]string{"replay", "-verdicts", table, "-agent", "hts", "-seeds", "1-2", "-out", out}, args...)
+		if _, _, err := runCmd(t, args...); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s, err := record.ReadSummary(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	viol := func(s record.Summary) int { return s.Runs[0].Violations + s.Runs[1].Violations }
+	both := run("both", "-features", feats, "-sut-features", sutFeats)
+	alone := run("alone", "-sut-features", sutFeats)
+	plain := run("plain", "-features", feats)
+	t.Logf("violations in 2 × %d iterations: features and block %d, block %d, features %d", n, viol(both), viol(alone), viol(plain))
+	if viol(both) < viol(plain)+n/5 || viol(alone) < viol(plain)+n/5 {
+		t.Errorf("violations with the block %d (alone %d), without %d: want at least %d more", viol(both), viol(alone), viol(plain), n/5)
+	}
+	if fault := run("fault", "-features", feats, "-objective", "fault"); equalRuns(fault, plain) {
+		t.Error("-objective fault changed nothing")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-sut-features", feats, "-objective", "faults"}, `-objective: "faults", want paper or fault`},
+		{[]string{"-sut-features", filepath.Join(dir, "nope.f32")}, "nope.f32"},
+		{[]string{"-sut-features", sutFeats, "-dim", "4"}, "-dim without -features"},
+	} {
+		args := append([]string{"replay", "-verdicts", table, "-agent", "hts", "-out", filepath.Join(dir, "err")}, tc.args...)
+		if _, _, err := runCmd(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// equalRuns reports whether two summaries have the same runs.
+func equalRuns(a, b record.Summary) bool {
+	if len(a.Runs) != len(b.Runs) {
+		return false
+	}
+	for i := range a.Runs {
+		if a.Runs[i].Violations != b.Runs[i].Violations || !reflect.DeepEqual(a.Runs[i].Params, b.Runs[i].Params) || !reflect.DeepEqual(a.Runs[i].Arms, b.Runs[i].Arms) {
+			return false
+		}
+	}
+	return true
 }
 
 // A detection table names images by their (sparse) COCO ids; replay

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // cmdRun runs an experiment configuration; with -shard one shard of its
@@ -57,8 +58,8 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "%s: run shard %s: %d seeds (%d cached, %d run) in %s; when every shard is done: amt run -config %s -merge\n",
-			cfg.Name, shard, st.Items, st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
+		fmt.Fprintf(env.stdout, "%s: run shard %s: %s (%d cached, %d run) in %s; when every shard is done: amt run -config %s -merge\n",
+			cfg.Name, shard, plural.Count(st.Items, "seed"), st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
 		return nil
 	case *merge:
 		err = exp.MergeRuns(ctx, env.stderr)

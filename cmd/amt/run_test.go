@@ -129,6 +129,58 @@ func TestRunCommandErrors(t *testing.T) {
 	}
 }
 
+// With the grey-box block (features.kind [phash, sut]), amt run in replay
+// and online mode and amt replay on the exported files give the same
+// runs of hts.
+func TestSutFeaturesEndToEnd(t *testing.T) {
+	sutConfig := func(mode string) (string, string) {
+		cfg, out := smallConfig(t, mode, 12, "")
+		b, err := os.ReadFile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := strings.Replace(string(b), "features: {kind: phash}", "features: {kind: [phash, sut]}", 1)
+		doc = strings.Replace(doc, "agents: [cover, random]", "agents: [hts]", 1)
+		if err := os.WriteFile(cfg, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return cfg, out
+	}
+	cfg, out := sutConfig("replay")
+	dir := filepath.Dir(cfg)
+	csvPath, featPath, sutPath := filepath.Join(dir, "t.csv"), filepath.Join(dir, "f.f32"), filepath.Join(dir, "s.f32")
+	if _, _, err := runCmd(t, "sweep", "-config", cfg, "-csv", csvPath, "-features", featPath, "-sut-features", sutPath); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(sutPath); err != nil || st.Size() != 12*11*4 {
+		t.Fatalf("sut features: %v", err)
+	}
+	if _, _, err := runCmd(t, "run", "-config", cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfgOnline, outOnline := sutConfig("online")
+	if _, _, err := runCmd(t, "run", "-config", cfgOnline); err != nil {
+		t.Fatal(err)
+	}
+	rdir := filepath.Join(dir, "replay")
+	if _, _, err := runCmd(t, "replay", "-verdicts", csvPath, "-features", featPath, "-sut-features", sutPath, "-scenario", "basic",
+		"-agent", "hts", "-seeds", "1-2", "-log-interval", "1", "-out", rdir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"seed-1.jsonl", "seed-2.jsonl"} {
+		b1, err1 := os.ReadFile(filepath.Join(out, "hts", f))
+		b2, err2 := os.ReadFile(filepath.Join(outOnline, "hts", f))
+		b3, err3 := os.ReadFile(filepath.Join(rdir, f))
+		if err1 != nil || err2 != nil || err3 != nil || string(b1) != string(b2) || string(b1) != string(b3) {
+			t.Errorf("%s: replay, online and amt replay logs differ (%v %v %v)\n%s\n%s\n%s", f, err1, err2, err3, b1, b2, b3)
+		}
+	}
+	m, err := record.ReadMeta(filepath.Join(out, record.MetaFile))
+	if err != nil || m.Features.Kind != "phash+sut" {
+		t.Errorf("run.json features %+v, %v", m.Features, err)
+	}
+}
+
 // TestRunProgressLines: with its output going to a file or pipe, amt run
 // writes plain progress lines: the sweep's start (with what was cached)
 // and end, and each agent's.

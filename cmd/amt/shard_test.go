@@ -106,7 +106,7 @@ func TestRunShardCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(stdout, "small: run shard "+k+": 1 seeds (0 cached, 1 run)") || !strings.Contains(stderr, "agents cover, random, online mode") {
+		if !strings.Contains(stdout, "small: run shard "+k+": 1 seed (0 cached, 1 run)") || !strings.Contains(stderr, "agents cover, random, online mode") {
 			t.Errorf("stdout %q, stderr %q", stdout, stderr)
 		}
 	}

@@ -14,12 +14,13 @@ import (
 // verdict table and exports it; with -shard it computes one shard of it,
 // with -merge it assembles the shards' table.
 func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "sweep", "-config FILE [-shard K/N | -merge] [-csv OUT.csv] [-features OUT.f32]")
+	fs := newFlagSet(env, "sweep", "-config FILE [-shard K/N | -merge] [-csv OUT.csv] [-features OUT.f32] [-sut-features OUT.f32]")
 	config := fs.String("config", "", "experiment configuration (YAML)")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
 	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
-	featOut := fs.String("features", "", "export every image's context features as raw float32 [images, dim] here")
+	featOut := fs.String("features", "", "export every image's context features (the feature model's, phash or none) as raw float32 [images, dim] here")
+	sutOut := fs.String("sut-features", "", "export every image's grey-box block (features.kind sut: what the SUT answered on the source image) as raw float32 [images, dim] here")
 	workers := fs.Int("workers", -1, "concurrent workers (default: the config's workers, else all cores)")
 	shardFlag := fs.String("shard", "", "compute only shard K of N (0 ≤ K < N: the images i with i mod N = K) into the cache, for one task of a cluster array job; no result files")
 	merge := fs.Bool("merge", false, "assemble the table from the shards' files in the cache, computing nothing; fails naming the missing shards")
@@ -36,8 +37,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		if shard, err = experiments.ParseShard(*shardFlag); err != nil {
 			return usagef("sweep: -shard: %w", err)
 		}
-		if *merge || *csvOut != "" || *featOut != "" {
-			return usagef("sweep: -shard computes one shard into the cache and exports nothing: it takes no -merge, -csv or -features (merge, then export)")
+		if *merge || *csvOut != "" || *featOut != "" || *sutOut != "" {
+			return usagef("sweep: -shard computes one shard into the cache and exports nothing: it takes no -merge, -csv, -features or -sut-features (merge, then export)")
 		}
 	}
 	cfg, err := experiments.LoadConfig(*config, *assets)
@@ -55,6 +56,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	exp.SutFeatures = *sutOut != ""
 	start := time.Now()
 	if *shardFlag != "" {
 		p := experiments.NewProgress(env.stderr)
@@ -63,8 +65,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "%s: sweep shard %s: %d images (%d cached, %d computed) in %s; when every shard is done: amt sweep -config %s -merge\n",
-			cfg.Name, shard, st.Items, st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
+		fmt.Fprintf(env.stdout, "%s: sweep shard %s: %s (%d cached, %d computed) in %s; when every shard is done: amt sweep -config %s -merge\n",
+			cfg.Name, shard, plural.Count(st.Items, "image"), st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
 		return nil
 	}
 	var t *experiments.Table
@@ -92,6 +94,15 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
+	if *sutOut != "" {
+		g, _, err := t.SutFeatures()
+		if err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		if err := record.WriteFileAtomic(*sutOut, experiments.EncodeFeatures(g)); err != nil {
+			return err
+		}
+	}
 	viol := 0
 	for _, r := range rows {
 		if r.Violation {
@@ -112,8 +123,8 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 				viol++
 			}
 		}
-		fmt.Fprintf(env.stdout, "%s: SUT after the change: %d violations (%.2f%%); table in %s/%s\n",
-			cfg.Name, viol, 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
+		fmt.Fprintf(env.stdout, "%s: SUT after the change: %s (%.2f%%); table in %s/%s\n",
+			cfg.Name, plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
 	}
 	return nil
 }

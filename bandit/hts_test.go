@@ -1,0 +1,397 @@
+package bandit
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
+)
+
+// htsProblem is a synthetic testing problem: a context holds 5 noise
+// features with offsets and scales far from standard, and a one-hot
+// "predicted class" c ∈ {0, 1, 2} (the grey-box block); plain action "a"
+// violates with probability 0.7 for class 0 and 0.2 otherwise, "b" with 0.7
+// for class 1; action "rot" takes angles ±5..±45° and violates with
+// Φ(−1.2 + 2.5·|v|/45 + shift_c), shift 1 for class 2, so its violation
+// rate rises with |v| and small angles rarely violate.
+type htsProblem struct{}
+
+// htsLayout is the problem's context layout.
+var htsLayout = Layout{Dim: 8, Grey: 3}
+
+func (htsProblem) context(rng *rand.Rand) ([]float32, int) {
+	x := make([]float32, 8)
+	for i := 0; i < 5; i++ {
+		x[i] = float32(3 + 2*rng.NormFloat64())
+	}
+	c := rng.IntN(3)
+	x[5+c] = 1
+	return x, c
+}
+
+func (htsProblem) prob(class int, action string, v float64) float64 {
+	switch action {
+	case "a":
+		if class == 0 {
+			return 0.7
+		}
+		return 0.2
+	case "b":
+		if class == 1 {
+			return 0.7
+		}
+		return 0.2
+	}
+	shift := 0.0
+	if class == 2 {
+		shift = 1
+	}
+	return normCDF(-1.2 + 2.5*math.Abs(v)/45 + shift)
+}
+
+// htsAngle is the parameter of action "rot" (halving scale 5, as the
+// paper's angles).
+var htsAngle = scenario.Param{Name: "angle", Unit: "degrees", Symbol: "DEG", Min: -45, Max: 45, Scale: 5}
+
+// htsGrid returns ±5..±45 in steps of 5.
+func htsGrid() []float64 {
+	var g []float64
+	for v := -45.0; v <= 45; v += 5 {
+		if v != 0 {
+			g = append(g, v)
+		}
+	}
+	return g
+}
+
+// htsScenario is the problem's hierarchical scenario with objective obj.
+func htsScenario(obj scenario.Objective) scenario.Scenario {
+	return scenario.Scenario{Name: "synthetic", Objective: obj, Arms: []scenario.Arm{
+		{Name: "a", Action: "a"}, {Name: "b", Action: "b"}, {Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
+}
+
+func newTestHTS(t testing.TB, sc scenario.Scenario, opts Options, seed uint64) *Agent {
+	t.Helper()
+	a, err := New("hts", sc, htsLayout, opts, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// htsRun plays rounds and returns the realised mean violation rate and
+// main reward, and the share of the last quarter's parameterised choices
+// at |v| ≤ 10; late, if not nil, is called with the class and value of
+// each of those.
+func htsRun(t *testing.T, a *Agent, rounds int, seed uint64, late func(class int, v float64)) (viol, reward, small float64) {
+	t.Helper()
+	var pr htsProblem
+	rng := rand.New(rand.NewPCG(seed, 11))
+	sc := a.Scenario()
+	var nParam, nSmall float64
+	for r := 0; r < rounds; r++ {
+		x, class := pr.context(rng)
+		c, err := a.Choose(x, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vr, err := sc.Variant(c.Arm, c.Param)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(vr.Value) && r >= rounds*3/4 {
+			nParam++
+			if math.Abs(vr.Value) <= 10 {
+				nSmall++
+			}
+			if late != nil {
+				late(class, vr.Value)
+			}
+		}
+		v := rng.Float64() < pr.prob(class, vr.Action, vr.Value)
+		if v {
+			viol++
+			reward += sc.MainReward(c.Arm)
+		}
+		if err := a.Update(x, c, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return viol / float64(rounds), reward / float64(rounds), nSmall / max(nParam, 1)
+}
+
+// With violations as the only reward (the fault objective), hts comes
+// close to the per-context oracle (best variant per class) and far above
+// uniform choices.
+func TestHTSFindsViolations(t *testing.T) {
+	sc := htsScenario(scenario.Fault)
+	var pr htsProblem
+	oracle, uniform := 0.0, 0.0
+	for class := 0; class < 3; class++ {
+		best := 0.0
+		for _, a := range sc.Arms {
+			vals := a.Values
+			if len(vals) == 0 {
+				vals = []float64{math.NaN()}
+			}
+			for _, v := range vals {
+				p := pr.prob(class, a.Action, v)
+				best = max(best, p)
+				uniform += p / float64(len(vals)) / 3 / 3
+			}
+		}
+		oracle += best / 3
+	}
+	viol, _, small := htsRun(t, newTestHTS(t, sc, nil, 1), 2000, 1, nil)
+	t.Logf("violation rate %.3f, oracle %.3f, uniform %.3f", viol, oracle, uniform)
+	if viol < oracle-0.06 || viol < uniform+0.2 {
+		t.Errorf("violation rate %.3f, want within 0.06 of the oracle %.3f (uniform %.3f)", viol, oracle, uniform)
+	}
+	if small > 0.1 {
+		t.Errorf("%.0f%% of late rotations at |v| <= 10, which rarely violate", 100*small)
+	}
+}
+
+// With the paper's halving reward, levels "own" make the parameter level
+// maximise ParamReward·p (small angles here: 10000·0.18 at 5° beats
+// 39·0.9 at 45°), while "coop" maximises p·(1 + ParamReward/10000), which
+// seeks violations (large angles) except where a small angle violates
+// about as often (class 2). Late rotations pick each class's optimal |v|
+// (±5°).
+func TestHTSLevels(t *testing.T) {
+	sc := htsScenario(scenario.Paper)
+	var pr htsProblem
+	rot := sc.Arms[2]
+	for _, levels := range htsLevels {
+		var opt [3]float64 // the optimal |v| per class
+		for class := range opt {
+			bv := -1.0
+			for j, d := range rot.Values {
+				p := pr.prob(class, rot.Action, d)
+				v := p * sc.ParamReward(2, j)
+				if levels == "coop" {
+					v = p * (1 + sc.ParamReward(2, j)/sc.ParamMax())
+				}
+				if v > bv {
+					opt[class], bv = math.Abs(d), v
+				}
+			}
+		}
+		var n, hit float64
+		viol, _, small := htsRun(t, newTestHTS(t, sc, Options{"levels": levels}, 2), 2000, 2, func(class int, v float64) {
+			n++
+			if math.Abs(math.Abs(v)-opt[class]) <= 5 {
+				hit++
+			}
+		})
+		t.Logf("levels %s: violation rate %.3f, late rotations at |v| <= 10: %.2f, at the class's optimum %v (±5°): %.2f of %v",
+			levels, viol, small, opt, hit/n, n)
+		if n < 20 || hit/n < 0.7 {
+			t.Errorf("levels %s: %.0f of %.0f late rotations at the optimal angle, want >= 70%%", levels, hit, n)
+		}
+	}
+}
+
+// In a flat scenario of fixed-angle arms rewarded with the halving reward
+// (as the paper's rotation-only scenario), the shared ordinal model earns
+// at least 70 % of the best fixed angle's reward per iteration.
+func TestHTSFlatAngles(t *testing.T) {
+	sc := scenario.Scenario{Name: "flat", Objective: scenario.PaperFlat}
+	for _, v := range htsGrid() {
+		sc.Arms = append(sc.Arms, scenario.Arm{Name: scenario.Key("rot", v), Action: "rot", Param: htsAngle, Values: []float64{v}})
+	}
+	var pr htsProblem
+	best := 0.0
+	for i, a := range sc.Arms {
+		r := 0.0
+		for class := 0; class < 3; class++ {
+			r += sc.MainReward(i) * pr.prob(class, a.Action, a.Values[0]) / 3
+		}
+		best = max(best, r)
+	}
+	_, reward, _ := htsRun(t, newTestHTS(t, sc, nil, 3), 1000, 3, nil)
+	t.Logf("reward per iteration %.0f, best fixed angle %.0f", reward, best)
+	if reward < 0.7*best {
+		t.Errorf("reward per iteration %.0f < 70%% of the best fixed angle's %.0f", reward, best)
+	}
+}
+
+// The logged probabilities are the choice frequencies of the draws, the
+// same seed gives the same choices, and bad input is rejected without
+// changing the agent.
+func TestHTSChoices(t *testing.T) {
+	sc := mr.Hierarchical()
+	const dim = 20
+	mk := func() *Agent {
+		a, err := New("hts", sc, Layout{Dim: dim}, Options{"samples": "8"}, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	h1, h2 := mk(), mk()
+	rng1, rng2 := rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 1))
+	ctxRng := rand.New(rand.NewPCG(2, 2))
+	for r := 0; r < 200; r++ {
+		x := randCtx(ctxRng, dim)
+		c1, err := h1.Choose(x, rng1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, _ := h2.Choose(x, rng2)
+		if c1 != c2 {
+			t.Fatalf("round %d: same seed, choices %+v and %+v", r, c1, c2)
+		}
+		if c1.ArmProb <= 0 || c1.ArmProb > 1 || math.Abs(c1.ArmProb*8-math.Round(c1.ArmProb*8)) > 1e-9 {
+			t.Fatalf("arm probability %v is not a frequency of 8 draws", c1.ArmProb)
+		}
+		if (c1.Param >= 0) != sc.Arms[c1.Arm].Hierarchical() || (c1.Param >= 0 && !(c1.ParamProb > 0 && c1.ParamProb <= 1)) {
+			t.Fatalf("choice %+v inconsistent with arm %q", c1, sc.Arms[c1.Arm].Name)
+		}
+		v := r%3 == 0
+		if err := h1.Update(x, c1, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := h2.Update(x, c2, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := stateBytes(t, h1)
+	x := randCtx(ctxRng, dim)
+	for _, c := range []Choice{{Arm: 7, Param: -1}, {Arm: 0, Param: 2}, {Arm: 5, Param: -1}, {Arm: 5, Param: 36}} {
+		if err := h1.Update(x, c, true); !errors.Is(err, ErrInput) {
+			t.Errorf("Update(%+v) = %v, want ErrInput", c, err)
+		}
+	}
+	if err := h1.Update([]float32{1, 2}, Choice{Arm: 0, Param: -1}, true); !errors.Is(err, ErrInput) {
+		t.Errorf("Update with a short context = %v, want ErrInput", err)
+	}
+	nan := append([]float32(nil), x...)
+	nan[2] = float32(math.NaN())
+	if _, err := h1.Choose(nan, rng1); !errors.Is(err, ErrInput) {
+		t.Errorf("Choose with NaN = %v, want ErrInput", err)
+	}
+	if err := h1.Update(nan, Choice{Arm: 0, Param: -1}, true); !errors.Is(err, ErrInput) {
+		t.Errorf("Update with NaN = %v, want ErrInput", err)
+	}
+	if !bytes.Equal(before, stateBytes(t, h1)) {
+		t.Error("rejected input changed the agent's state")
+	}
+	if h1.Main() != nil || h1.Sub(5) != nil {
+		t.Error("hts has flat levels")
+	}
+}
+
+// The posterior predicts the violation rates of the synthetic problem:
+// trained on 4000 uniformly drawn choices, its predictive probability for
+// "a", "b" and the smallest, a middle and the largest rotation of every
+// class is within 0.08 of the truth.
+func TestHTSProbability(t *testing.T) {
+	sc := htsScenario(scenario.Fault)
+	a := newTestHTS(t, sc, nil, 4)
+	var pr htsProblem
+	rng := rand.New(rand.NewPCG(4, 4))
+	for r := 0; r < 4000; r++ {
+		x, class := pr.context(rng)
+		if _, err := a.Choose(x, rng); err != nil { // observes x
+			t.Fatal(err)
+		}
+		c := Choice{Arm: rng.IntN(3), Param: -1, ArmProb: 1. / 3}
+		if sc.Arms[c.Arm].Hierarchical() {
+			c.Param, c.ParamProb = rng.IntN(len(sc.Arms[c.Arm].Values)), 1./float64(len(sc.Arms[c.Arm].Values))
+		}
+		v, _ := sc.Variant(c.Arm, c.Param)
+		if err := a.Update(x, c, rng.Float64() < pr.prob(class, v.Action, v.Value)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := a.joint.(*hts)
+	n := len(htsGrid())
+	for class := 0; class < 3; class++ {
+		var x []float32
+		for c := -1; c != class; {
+			x, c = pr.context(rng)
+		}
+		z, err := a.transform(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cell := range [][2]int{{0, -1}, {1, -1}, {2, 0}, {2, n / 4}, {2, n/2 - 1}, {2, n - 1}} {
+			p, err := h.probability(z, cell[0], cell[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := sc.Variant(cell[0], cell[1])
+			if want := pr.prob(class, v.Action, v.Value); math.Abs(p-want) > 0.08 {
+				t.Errorf("class %d, %s: predictive %.3f, truth %.3f", class, v.Key(), p, want)
+			}
+		}
+	}
+}
+
+func TestHTSConfigErrors(t *testing.T) {
+	for _, o := range []Options{{"samples": "0"}, {"prior": "0"}, {"prior-angle": "NaN"}, {"temp": "-1"},
+		{"levels": "both"}, {"drift": "2"}, {"proj": "-1"}, {"round": "true"}} {
+		if _, err := New("hts", mr.Hierarchical(), Layout{Dim: 10}, o, 1); err == nil {
+			t.Errorf("options %v: no error", o)
+		}
+	}
+	if _, err := New("hts", mr.Hierarchical(), Layout{Dim: 10, Grey: 11}, nil, 1); err == nil {
+		t.Error("grey-box block larger than the context: no error")
+	}
+	if _, err := New("hts", scenario.Scenario{Name: "empty", Objective: scenario.Paper}, Layout{Dim: 10}, nil, 1); err == nil {
+		t.Error("empty scenario: no error")
+	}
+	if _, err := NewPolicy("hts", 3, 2, Config{}, 1); err == nil {
+		t.Error("hts has a flat policy")
+	}
+}
+
+// FuzzHTS feeds arbitrary contexts and choices to hts through the Agent:
+// invalid input must give ErrInput and leave the state unchanged, and
+// nothing may panic.
+func FuzzHTS(f *testing.F) {
+	f.Add([]byte{0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64}, 5, 3, true)
+	f.Add([]byte{0, 0, 192, 127, 0, 0, 0, 0, 0, 0, 0, 0}, 0, -1, false)
+	f.Add([]byte{0, 0, 128, 127, 0, 0, 0, 0, 0, 0, 0, 0}, 6, 17, true)
+	f.Add([]byte{1, 2, 3}, -1, 0, false)
+	const dim = 3
+	a, err := New("hts", mr.Hierarchical(), Layout{Dim: dim, Grey: 1}, Options{"samples": "4"}, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	f.Fuzz(func(t *testing.T, raw []byte, arm, param int, violated bool) {
+		ctx := make([]float32, len(raw)/4)
+		for i := range ctx {
+			ctx[i] = math.Float32frombits(uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24)
+		}
+		validCtx := checkContext(ctx, dim) == nil
+		before := stateBytes(t, a)
+		c, err := a.Choose(ctx, rng)
+		if validCtx != (err == nil) || (!validCtx && !errors.Is(err, ErrInput)) {
+			t.Fatalf("Choose(%v) = %+v, %v", ctx, c, err)
+		}
+		if !validCtx && !bytes.Equal(before, stateBytes(t, a)) {
+			t.Fatal("rejected context changed the state")
+		}
+		if validCtx {
+			if err := a.Update(ctx, c, violated); err != nil {
+				t.Fatalf("Update of its own choice %+v: %v", c, err)
+			}
+		}
+		_, verr := a.Scenario().Variant(arm, param)
+		before = stateBytes(t, a)
+		err = a.Update(ctx, Choice{Arm: arm, Param: param}, violated)
+		if (validCtx && verr == nil) != (err == nil) || (err != nil && !errors.Is(err, ErrInput)) {
+			t.Fatalf("Update(%v, arm %d, param %d) = %v", ctx, arm, param, err)
+		}
+		if err != nil && !bytes.Equal(before, stateBytes(t, a)) {
+			t.Fatal("rejected update changed the state")
+		}
+	})
+}
