@@ -16,19 +16,24 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/amt
 
-# The test command CI runs (.ci/run): every package in -short mode, the
-# portable (no assembly) nn kernels and MR warp, the GPU build (-tags gpu:
-# the CUDA kernels, then whole models, amt infer -device cuda, the error
-# paths and a 20-image sweep with sut.device: cuda, through the fake driver
-# built with the C compiler; the PTX check needs clang-14), then the golden
-# checks in full — all five models against ONNX Runtime at batch 1 and
-# batched, the ONNX fixtures, and SqueezeNet's verdicts on the first 100
-# CIFAR images × 59 MRs; last the Kubernetes manifests, in their own module
-# (deploy/kubernetes/validate: it needs the Kubernetes API types, amt does
-# not). cmd/amt's TestSlurmCluster starts a one-node Slurm cluster (root and
-# Debian's packages: .ci/run installs them; it skips elsewhere, fails under
-# CI=true).
+# The test command CI runs (.ci/run): the kernel sets of nn/kernels this host
+# runs (avx512, avx2, generic), with the reason for any it cannot; every
+# package in -short mode (nn/kernels tests each available set against the
+# portable loops and the models' ONNX Runtime goldens, skipping an
+# unavailable one saying so), the portable (no assembly) nn kernels and MR
+# warp, the GPU build (-tags gpu: the CUDA kernels, then whole models, amt
+# infer -device cuda, the error paths and a 20-image sweep with sut.device:
+# cuda, through the fake driver built with the C compiler; the PTX check
+# needs clang-14), then the golden checks in full — all five models against
+# ONNX Runtime at batch 1 and batched, the ONNX fixtures (the zoo's
+# architectures once more with each other available kernel set), and
+# SqueezeNet's verdicts on the first 100 CIFAR images × 59 MRs; last the
+# Kubernetes manifests, in their own module (deploy/kubernetes/validate: it
+# needs the Kubernetes API types, amt does not). cmd/amt's TestSlurmCluster
+# starts a one-node Slurm cluster (root and Debian's packages: .ci/run
+# installs them; it skips elsewhere, fails under CI=true).
 test:
+	$(GO) test -count=1 -v -run '^TestKernelSetsListed$$' ./nn/kernels
 	$(GO) vet ./...
 	$(GO) vet -tags gpu ./...
 	$(GO) test -short -timeout 14m ./...

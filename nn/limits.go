@@ -36,7 +36,21 @@ const (
 	// DefaultMaxNodes is the default bound on the number of nodes of a
 	// graph.
 	DefaultMaxNodes = 100000
+	// minComputed is the least of maxComputed: what any model may compute
+	// at load time whatever it stores (64 MiB).
+	minComputed = 64 << 20
 )
+
+// maxComputed bounds the constants a model computes while it is built
+// (folded Constant, ConstantOfShape, Tile, Expand… of constant inputs, and
+// the packed or transposed weights of folded MatMuls): twice the weights
+// the file stores, and at least minComputed. A real model computes little
+// more than it stores; a file of a few hundred bytes that stores nothing
+// cannot make the loader build gigabytes (below MaxBytes, which bounds
+// weights, constants and activations together).
+func (p *program) maxComputed() int64 {
+	return max(minComputed, mulSat(2, p.weights))
+}
 
 // maxRank is the largest tensor rank the engine handles.
 const maxRank = 32
@@ -215,9 +229,11 @@ func (b *builder) checkConst(shape []int, isInt bool) int {
 	if isInt {
 		size = 8
 	}
-	if total := addSat(b.p.weights+b.constBytes, mulSat(size, int64(n))); total > b.p.opt.MaxBytes {
+	add := mulSat(size, int64(n))
+	if total := addSat(b.p.weights+b.constBytes, add); total > b.p.opt.MaxBytes {
 		b.overLimit("weights and constants computed at load time would need %s, more than the limit of %s", formatBytes(total), formatBytes(b.p.opt.MaxBytes))
 	}
+	b.checkComputed(addSat(b.constBytes, add))
 	return n
 }
 
@@ -320,6 +336,16 @@ func (b *builder) checkOutputs(ins, outs []*value) {
 	}
 	if total := b.p.weights + b.constBytes; total > b.p.opt.MaxBytes {
 		b.overLimit("weights and constants computed at load time need %s, more than the limit of %s", formatBytes(total), formatBytes(b.p.opt.MaxBytes))
+	}
+	b.checkComputed(b.constBytes)
+}
+
+// checkComputed fails the node being built when the constants computed at
+// load time would reach computed bytes, more than maxComputed.
+func (b *builder) checkComputed(computed int64) {
+	if m := b.p.maxComputed(); computed > m {
+		b.overLimit("constants computed at load time would need %s, more than %s (twice the %s of weights the file stores, at least %s)",
+			formatBytes(computed), formatBytes(m), formatBytes(b.p.weights), formatBytes(minComputed))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/amt-dev/amt/internal/goldentest"
+	"github.com/amt-dev/amt/nn/kernels"
 
 	"gorgonia.org/tensor"
 )
@@ -181,4 +182,62 @@ func (e manifestEntry) close(got, want []float32) error {
 		}
 	}
 	return nil
+}
+
+// TestManifestArchPerKernelSet runs the architecture entries of
+// testdata/models/manifest.json (the zoo: ResNets, MobileNets,
+// EfficientNets, ConvNeXts, ViTs, Swin…) with every kernel set of
+// nn/kernels other than the one in use, which TestManifestModels covers,
+// so that each set (AVX-512, AVX2, portable Go) is compared with ONNX
+// Runtime on them in one test run. Models are loaded after the set is
+// chosen (a convolution keeps the set it was prepared with). A set this
+// CPU or build cannot run is a skipped subtest saying what it needs. Not
+// in -short mode.
+func TestManifestArchPerKernelSet(t *testing.T) {
+	if kernels.KernelSet() == "reference" {
+		t.Skip("refkernels build: the naive implementation replaces every kernel set")
+	}
+	if testing.Short() {
+		t.Skip("full mode only (make test runs it in its golden step)")
+	}
+	dir := filepath.Join("testdata", "models")
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []manifestEntry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	prev := kernels.KernelSet()
+	defer func() {
+		if err := kernels.Use(prev); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for _, set := range kernels.KernelSets() {
+		t.Run(set.Name, func(t *testing.T) {
+			if set.Name == prev {
+				t.Skipf("kernel set %s is the one in use: TestManifestModels covers it", set.Name)
+			}
+			if !set.Available {
+				t.Skipf("kernel set %s not available here: %s", set.Name, set.Reason)
+			}
+			if err := kernels.Use(set.Name); err != nil {
+				t.Fatal(err)
+			}
+			defer kernels.Use(prev)
+			n := 0
+			for _, e := range entries {
+				if e.Kind != "arch" {
+					continue
+				}
+				n++
+				t.Run(e.Name, func(t *testing.T) { runManifestEntry(t, dir, e, Load) })
+			}
+			if n == 0 {
+				t.Fatal("manifest.json lists no architectures")
+			}
+		})
+	}
 }

@@ -171,20 +171,26 @@ func BenchmarkGemm(b *testing.B) {
 	}
 }
 
-// BenchmarkKernel times the micro-kernel alone (one 4×24 tile, depth 256,
-// operands in L1): the single-core ceiling.
+// BenchmarkKernel times each available kernel set's micro-kernel alone
+// (one full tile, depth 256, operands in L1): the single-core ceiling.
 func BenchmarkKernel(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 3))
 	const k = 256
-	a, bp, c := randSlice(r, k*mr), randSlice(r, k*nr), make([]float32, mr*nr)
-	var ep epilogue
-	b.Run(kernelName(), func(b *testing.B) {
-		cpu0 := cpuTime()
-		for i := 0; i < b.N; i++ {
-			kernel(k, a, bp, packedOffsets[:k], (k-1)*nr, c, nr, &ep)
+	for _, s := range sets {
+		if !s.ok {
+			continue
 		}
-		reportFlops(b, 2*mr*nr*k, cpu0)
-	})
+		a, bp, c := randSlice(r, k*s.mr), randSlice(r, k*s.nr), make([]float32, s.mr*s.nr)
+		offs := packedOffsets(s.nr)[:k]
+		var ep epilogue
+		b.Run(fmt.Sprintf("%s/%dx%d", s.name, s.mr, s.nr), func(b *testing.B) {
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				s.gemm(k, a, 4*k, bp, offs, (k-1)*s.nr, c, s.nr, &ep, s.mr, s.nr, 0)
+			}
+			reportFlops(b, float64(2*s.mr*s.nr*k), cpu0)
+		})
+	}
 }
 
 // BenchmarkMaxPool times SqueezeNet 1.1's three max pools (3×3/2, ceil

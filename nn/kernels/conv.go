@@ -10,8 +10,8 @@ import "fmt"
 //     similar): "direct" loops;
 //   - 1×1 kernels with stride 1 and no padding: "pointwise-gemm", a GEMM
 //     straight on the NCHW input (no im2col, no packing of B);
-//   - 3×3 stride-1 undilated kernels over at least winogradMinInC input
-//     channels (and one group): "winograd-f2x2", Winograd F(2×2, 3×3);
+//   - 3×3 stride-1 undilated kernels (one group) where it is faster (see
+//     winogradPays): "winograd-f2x2", Winograd F(2×2, 3×3);
 //   - other kernels: "shifted-gemm", a GEMM straight on a zero-padded copy
 //     of the input split into stride phases (for stride s, s² planes per
 //     channel holding every s-th row and column), computed at every column
@@ -29,6 +29,7 @@ import "fmt"
 // pooled per Conv); only when it splits work over goroutines does it
 // allocate the few small objects of starting them.
 type Conv struct {
+	ks       *kernelSet // the kernel set in use when NewConv ran
 	s        ConvShape
 	act      Activation
 	m, k, n  int       // per-group GEMM: out channels, icg·KH·KW, columns (OutH·OutW; OutH·wph when shifted)
@@ -122,7 +123,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		return nil, fmt.Errorf("kernels: unknown activation kind %d", act.Kind)
 	}
 	c := &Conv{
-		s: s, act: act,
+		ks: activeSet(), s: s, act: act,
 		m: s.OutC / s.Groups, k: s.InC / s.Groups * s.KH * s.KW, n: s.OutH() * s.OutW(),
 	}
 	pointwise := s.KH == 1 && s.KW == 1 && s.StrideH == 1 && s.StrideW == 1 &&
@@ -137,7 +138,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		strat = stratDirect
 	case pointwise:
 		strat = stratPointwise
-	case winogradApplies(s) && s.InC >= winogradMinInC:
+	case winogradApplies(s) && winogradPays(s):
 		strat = stratWinograd
 	case 4*(c.wph-s.OutW()) <= c.wph:
 		strat = stratShifted
@@ -196,6 +197,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		}
 		c.n = s.OutH() * c.wph // every column of the phase planes
 		c.maxOff = maxOff
+		nr := c.ks.nr
 		c.padLen = max(icg*s.StrideH*s.StrideW*plane, roundUp(c.n, nr)+maxOff+nr)
 	}
 	if c.strategy == stratPointwise {
@@ -222,7 +224,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 // planSegments splits every nr-column panel of the output positions into
 // runs lying on one output row.
 func (c *Conv) planSegments() {
-	s := c.s
+	s, nr := c.s, c.ks.nr
 	ow := s.OutW()
 	panels := (c.n + nr - 1) / nr
 	c.segStart = make([]int32, panels+1)
@@ -239,6 +241,14 @@ func (c *Conv) planSegments() {
 		}
 	}
 	c.segStart[panels] = int32(len(c.segs))
+}
+
+// Flops returns the floating-point operations of one image, counted as
+// Flops (the package function) counts them: 2 per multiply-add of the
+// direct method.
+func (c *Conv) Flops() uint64 {
+	s := c.s
+	return 2 * uint64(s.OutC) * uint64(s.OutH()*s.OutW()) * uint64(s.InC/s.Groups*s.KH*s.KW)
 }
 
 // Shape returns the convolution's shape.
@@ -308,6 +318,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	if n == 0 {
 		return
 	}
+	flops.Add(uint64(n) * c.Flops())
 	enter()
 	defer leave()
 	// resAt returns image b's residual, nil without one.
@@ -344,8 +355,9 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 		if call.scratch == nil {
 			call.scratch = make([]float32, c.padLen+c.m*c.n) // cbuf unused when wph = OutW
 		}
+		// padInput writes the same positions at every call: the borders
+		// of pad stay zero from its allocation.
 		pad, cbuf = call.scratch[:c.padLen], call.scratch[c.padLen:]
-		clear(pad)
 	}
 	for b := 0; b < n; b++ {
 		for g := 0; g < s.Groups; g++ {
@@ -356,7 +368,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 				r = res[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
 			}
 			compact := c.strategy == stratShifted && c.wph != ow
-			call.g = gemmOp{m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
+			call.g = gemmOp{ks: c.ks, m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
 			switch {
 			case r == nil:
 			case compact:
@@ -385,7 +397,12 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 				call.mat = matrixB{b: in, ldb: c.n, offs: c.offs}
 				call.g.b = &call.mat
 			case stratShifted:
-				c.padInput(pad, in)
+				if w := copyWorkers(icg * s.InH * s.InW); w > 1 {
+					pad := pad
+					ParallelFor(icg, w, func(ch0, ch1 int) { c.padInput(pad, in, ch0, ch1) })
+				} else {
+					c.padInput(pad, in, 0, icg)
+				}
 				call.sh = shiftB{pad: pad, offs: c.offs, maxOff: c.maxOff}
 				call.g.b = &call.sh
 				if compact {
@@ -398,10 +415,11 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 			call.g.run()
 			if compact {
 				// Drop the columns past the output width.
-				for o := 0; o < c.m; o++ {
-					for y := 0; y < oh; y++ {
-						copy(out[(o*oh+y)*ow:(o*oh+y+1)*ow], cbuf[o*c.n+y*c.wph:])
-					}
+				if w := copyWorkers(c.m * c.n); w > 1 {
+					cbuf := cbuf
+					ParallelFor(c.m, w, func(o0, o1 int) { c.compact(out, cbuf, o0, o1) })
+				} else {
+					c.compact(out, cbuf, 0, c.m)
 				}
 			}
 		}
@@ -410,19 +428,29 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	c.calls.put(call)
 }
 
+// compact copies rows [o0, o1) of the shifted strategy's padded-width
+// output cbuf to out, dropping the columns past the output width.
+func (c *Conv) compact(out, cbuf []float32, o0, o1 int) {
+	oh, ow := c.s.OutH(), c.s.OutW()
+	for o := o0; o < o1; o++ {
+		for y := 0; y < oh; y++ {
+			copy(out[(o*oh+y)*ow:(o*oh+y+1)*ow], cbuf[o*c.n+y*c.wph:])
+		}
+	}
+}
+
 // padInput scatters one group's input channels into the zero-padded,
 // phase-split buffer pad: padded pixel (row, col) of channel ch goes to
 // phase plane (ch, row mod StrideH, col mod StrideW) at (row/StrideH,
 // col/StrideW). Phases that no kernel tap reads are skipped. The borders of
-// pad are zero and stay so.
-func (c *Conv) padInput(pad, in []float32) {
+// pad are zero and stay so. It copies channels [ch0, ch1).
+func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 	s := c.s
-	icg := s.InC / s.Groups
 	sh, sw := s.StrideH, s.StrideW
 	plane := c.hph * c.wph
 	if sh == 1 && sw == 1 {
 		// One phase: a plain copy of the rows into the padded planes.
-		for ch := 0; ch < icg; ch++ {
+		for ch := ch0; ch < ch1; ch++ {
 			d := pad[ch*plane+s.PadTop*c.wph+s.PadLeft:]
 			src := in[ch*s.InH*s.InW : (ch+1)*s.InH*s.InW]
 			for y := 0; y < s.InH; y++ {
@@ -431,7 +459,29 @@ func (c *Conv) padInput(pad, in []float32) {
 		}
 		return
 	}
-	for ch := 0; ch < icg; ch++ {
+	if sh == 2 && sw == 2 && c.colPhase[0] && c.colPhase[1] {
+		// Each row phase of a channel: every other input row, its columns
+		// split into the two column phases by one vector copy.
+		px := s.PadLeft % 2 // the column phase of input column 0
+		for ch := ch0; ch < ch1; ch++ {
+			for rp := 0; rp < 2; rp++ {
+				if !c.rowPhase[rp] {
+					continue
+				}
+				y0 := ((rp-s.PadTop)%2 + 2) % 2 // first input row of this row phase
+				if y0 >= s.InH {
+					continue
+				}
+				rows := (s.InH - y0 + 1) / 2
+				base := (ch*2+rp)*2*plane + (y0+s.PadTop)/2*c.wph
+				a := pad[base+px*plane+s.PadLeft/2:]         // even input columns
+				b := pad[base+(1-px)*plane+(s.PadLeft+1)/2:] // odd ones
+				deinterleave(c.ks, a, b, in[(ch*s.InH+y0)*s.InW:], s.InW, rows, 2*s.InW, c.wph)
+			}
+		}
+		return
+	}
+	for ch := ch0; ch < ch1; ch++ {
 		for y := 0; y < s.InH; y++ {
 			row := y + s.PadTop
 			if !c.rowPhase[row%sh] {
@@ -470,7 +520,7 @@ type shiftB struct {
 	maxOff int
 }
 
-func (sb *shiftB) panel(_ []float32, p0, kc, j, _ int) ([]float32, []int, int) {
+func (sb *shiftB) panel(_ []float32, p0, kc, j, _, _ int) ([]float32, []int, int) {
 	return sb.pad[j:], sb.offs[p0 : p0+kc], sb.maxOff
 }
 
@@ -481,7 +531,7 @@ type imageB struct {
 	in []float32 // icg channels of InH×InW
 }
 
-func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int) {
+func (ib *imageB) panel(buf []float32, p0, kc, j, _, nr int) ([]float32, []int, int) {
 	c, s := ib.c, ib.c.s
 	kk := s.KH * s.KW
 	h, w := s.InH, s.InW
@@ -513,7 +563,7 @@ func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int)
 					continue
 				}
 				if lo == 0 && hi == nr {
-					*(*[nr]float32)(out) = *(*[nr]float32)(row[ix : ix+nr])
+					copy(out, row[ix:ix+nr])
 					continue
 				}
 				clear(out[:lo])
@@ -542,7 +592,7 @@ func (ib *imageB) panel(buf []float32, p0, kc, j, _ int) ([]float32, []int, int)
 			clear(out[hi:])
 		}
 	}
-	return d, packedOffsets[:kc], (kc - 1) * nr
+	return d, packedOffsets(nr)[:kc], (kc - 1) * nr
 }
 
 // direct computes one image with plain loops (used when each group has

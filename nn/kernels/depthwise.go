@@ -13,13 +13,15 @@ import (
 // split into its even and odd columns, each convolved with the kernel's
 // even or odd taps at stride 1), then each output row is computed in
 // chunks of 32 values whose accumulators stay in registers over all the
-// kernel taps (AVX2+FMA assembly on amd64, depthwise_amd64.s; Go
-// elsewhere). Channels are split over the cores. A Depthwise is safe for
-// concurrent use.
+// kernel taps (AVX2+FMA assembly with the avx2 and avx512 kernel sets,
+// depthwise_amd64.s; Go with the generic set and elsewhere; like a Conv, a
+// Depthwise keeps the kernel set in use when it was prepared). Channels
+// are split over the cores. A Depthwise is safe for concurrent use.
 type Depthwise struct {
 	s      ConvShape
-	weight []float32 // OutC·KH·KW, BatchNormalization already folded in by the caller
-	bias   []float32 // OutC values (zeros if none)
+	ks     *kernelSet // the kernel set in use when it was prepared
+	weight []float32  // OutC·KH·KW, BatchNormalization already folded in by the caller
+	bias   []float32  // OutC values (zeros if none)
 	act    Activation
 	// Geometry: output rows in chunks of 32; the padded plane has ph rows
 	// of pw values; with a horizontal stride of 2 its even and odd columns
@@ -52,7 +54,7 @@ func NewDepthwise(s ConvShape, weight, bias []float32, act Activation) (*Depthwi
 	if bias != nil && len(bias) != s.OutC {
 		return nil, errors.New("kernels: NewDepthwise: bias length differs from the channels")
 	}
-	d := &Depthwise{s: s, weight: append([]float32(nil), weight...), bias: make([]float32, s.OutC), act: act}
+	d := &Depthwise{s: s, ks: activeSet(), weight: append([]float32(nil), weight...), bias: make([]float32, s.OutC), act: act}
 	copy(d.bias, bias)
 	d.chunks = (s.OutW() + dwChunk - 1) / dwChunk
 	d.ph = (s.OutH()-1)*s.StrideH + s.KH
@@ -141,11 +143,11 @@ func (d *Depthwise) plane(dst, src, res []float32, ch int, pad, row, phases []fl
 	for y := 0; y < s.OutH(); y++ {
 		r0 := y * s.StrideH
 		if s.StrideW == 1 {
-			dwRow(row, pad[r0*d.pw:], d.pw, w, s.KH, s.KW, d.chunks, b, false)
+			dwRow(d.ks, row, pad[r0*d.pw:], d.pw, w, s.KH, s.KW, d.chunks, b, false)
 		} else {
-			dwRow(row, even[r0*d.pp:], d.pp, d.we[ch*s.KH*d.kwe:], s.KH, d.kwe, d.chunks, b, false)
+			dwRow(d.ks, row, even[r0*d.pp:], d.pp, d.we[ch*s.KH*d.kwe:], s.KH, d.kwe, d.chunks, b, false)
 			if d.kwo > 0 {
-				dwRow(row, odd[r0*d.pp:], d.pp, d.wo[ch*s.KH*d.kwo:], s.KH, d.kwo, d.chunks, 0, true)
+				dwRow(d.ks, row, odd[r0*d.pp:], d.pp, d.wo[ch*s.KH*d.kwo:], s.KH, d.kwo, d.chunks, 0, true)
 			}
 		}
 		if res != nil { // before writing dst, which res may be

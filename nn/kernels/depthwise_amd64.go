@@ -5,10 +5,11 @@ package kernels
 //go:noescape
 func dwRowAVX2(out, in *float32, stride int, w *float32, kh, kw, chunks int, bias float32, acc bool)
 
-// dwRow is the depthwise row kernel (see dwRowGo), in assembly when the CPU
-// has AVX2 and FMA.
-func dwRow(out, in []float32, stride int, w []float32, kh, kw, chunks int, bias float32, acc bool) {
-	if !mathfAVX2 {
+// dwRow is the depthwise row kernel (see dwRowGo), in assembly with the
+// assembly kernel sets (avx2, avx512: both have AVX2 and FMA), in Go with
+// the generic set.
+func dwRow(ks *kernelSet, out, in []float32, stride int, w []float32, kh, kw, chunks int, bias float32, acc bool) {
+	if ks.isa == isaGeneric {
 		dwRowGo(out, in, stride, w, kh, kw, chunks, bias, acc)
 		return
 	}

@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// TestDepthwise compares Depthwise with the naive convolution on the
-// depthwise layers of ConvNeXt, MobileNet and EfficientNet and odd sizes,
-// with a bias, an activation and a residual.
-func TestDepthwise(t *testing.T) {
+// TestDepthwise compares Depthwise, with every kernel set, with the naive
+// convolution on the depthwise layers of ConvNeXt, MobileNet and
+// EfficientNet and odd sizes, with a bias, an activation and a residual.
+func TestDepthwise(t *testing.T) { forEachSet(t, testDepthwise) }
+
+func testDepthwise(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for _, c := range []struct{ c, h, w, k, pad, sh, sw int }{
 		{24, 56, 56, 7, 3, 1, 1}, {5, 7, 9, 7, 3, 1, 1}, {8, 14, 14, 3, 1, 1, 1}, {3, 5, 33, 5, 2, 1, 1}, {4, 3, 2, 3, 1, 1, 1},

@@ -63,7 +63,9 @@ func runConvAddCase(t *testing.T, r *rand.Rand, c convCase, strat strategy, inPl
 // TestConvForwardAdd checks the fused residual addition on random shapes,
 // with every strategy that applies (including the naive reference of
 // refkernels builds), residual in its own slice and in place.
-func TestConvForwardAdd(t *testing.T) {
+func TestConvForwardAdd(t *testing.T) { forEachSet(t, testConvForwardAdd) }
+
+func testConvForwardAdd(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	iters := 120
 	if testing.Short() {
@@ -95,7 +97,9 @@ func TestConvForwardAdd(t *testing.T) {
 
 // TestConvForwardAddModelShapes checks ResNet-20's residual layers (the
 // shifted strategy with compaction, and pointwise) at batch 3.
-func TestConvForwardAddModelShapes(t *testing.T) {
+func TestConvForwardAddModelShapes(t *testing.T) { forEachSet(t, testConvForwardAddModelShapes) }
+
+func testConvForwardAddModelShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, name := range []string{"resnet20/16", "resnet20/64", "squeezenet/fire2-expand1"} {
 		i := slices.IndexFunc(modelShapes, func(m struct {

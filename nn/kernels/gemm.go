@@ -2,20 +2,21 @@ package kernels
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
 
-// Blocking parameters of the packed GEMM (BLIS/GotoBLAS style). The
-// micro-kernel computes an mr×nr tile of C from an mr-row panel of packed A
-// and an nr-column panel of B (packed, or read in place when B's rows are
-// already contiguous). The depth K is cut into blocks of kc ≤ kcMax so that
-// a B panel (kc·nr values) stays in L1 while the whole A block (m·kc values,
-// at most aBlockMax) is swept past it from L2.
+// Blocking parameters of the packed GEMM (BLIS/GotoBLAS style). A
+// micro-kernel computes a tile of C (the kernel set's mr×nr) from mr/4
+// panels of packed A, 4 rows each, and an nr-column panel of B (packed, or
+// read in place when B's rows are already contiguous). The depth K is cut
+// into blocks of kc ≤ kcMax so that a B panel (kc·nr values) stays in L1
+// while the whole A block (m·kc values, at most aBlockMax) is swept past it
+// from L2. The blocking does not depend on the kernel set, so that every
+// set adds the products of every element of C in the same order.
 const (
-	mr        = 4
-	nr        = 24
+	mr        = 4  // rows of a packed A panel
+	nr        = 24 // columns of kernelGo's tile
 	kcMax     = 256
 	kcMin     = 64
 	aBlockMax = 96 << 10 // values of packed A per depth block (384 KiB)
@@ -102,16 +103,30 @@ type bSource interface {
 	// row p0+p is b[boff[p]:boff[p]+nr], zero past column w (unless the
 	// caller ignores those columns), every offset at most maxOff. b is
 	// either B itself or a copy packed into buf (kcMax·nr values).
-	panel(buf []float32, p0, kc, j, w int) (b []float32, boff []int, maxOff int)
+	panel(buf []float32, p0, kc, j, w, nr int) (b []float32, boff []int, maxOff int)
 }
 
-// packedOffsets are the row offsets of a packed panel: p·nr.
-var packedOffsets = func() *[kcMax]int {
-	var o [kcMax]int
+// packedOffsets returns the row offsets of a packed panel nr wide: p·nr
+// for p < kcMax.
+func packedOffsets(nr int) []int {
+	if nr == nrMax {
+		return packedOffsets48[:]
+	}
+	if nr == 24 {
+		return packedOffsets24[:]
+	}
+	o := make([]int, kcMax)
 	for p := range o {
 		o[p] = p * nr
 	}
-	return &o
+	return o
+}
+
+var packedOffsets24, packedOffsets48 = func() (a, b [kcMax]int) {
+	for p := range a {
+		a[p], b[p] = p*24, p*48
+	}
+	return a, b
 }()
 
 // matrixB is a row-major matrix operand op(B), k×n.
@@ -120,10 +135,11 @@ type matrixB struct {
 	ldb   int
 	trans bool  // b is stored n×k
 	offs  []int // nil, or p·ldb for every row p of B: full panels are read in place
+	wide  bool  // with offs: every row is readable nrMax values past column n−1, so partial panels are read in place too
 }
 
-func (s *matrixB) panel(buf []float32, p0, kc, j, w int) ([]float32, []int, int) {
-	if s.offs != nil && w == nr {
+func (s *matrixB) panel(buf []float32, p0, kc, j, w, nr int) ([]float32, []int, int) {
+	if s.offs != nil && (w == nr || s.wide) {
 		return s.b[j:], s.offs[p0 : p0+kc], s.offs[p0+kc-1]
 	}
 	d := buf[:kc*nr]
@@ -146,12 +162,13 @@ func (s *matrixB) panel(buf []float32, p0, kc, j, w int) ([]float32, []int, int)
 			clear(d[p*nr+w : (p+1)*nr])
 		}
 	}
-	return d, packedOffsets[:kc], (kc - 1) * nr
+	return d, packedOffsets(nr)[:kc], (kc - 1) * nr
 }
 
 // gemmOp is one packed GEMM: C = A·B (+ C when acc), then per-row bias and
 // an activation, with A already packed by packA.
 type gemmOp struct {
+	ks      *kernelSet
 	m, n, k int
 	kc      int       // depth block of ap
 	ap      []float32 // packed A
@@ -196,7 +213,7 @@ func workers(flops int) int {
 }
 
 // packBuf is a per-worker buffer for a packed B panel.
-type packBuf struct{ b [kcMax * nr]float32 }
+type packBuf struct{ b [kcMax * nrMax]float32 }
 
 // packBufs recycles the workers' packBufs. Like active, it is shared by the
 // whole package: scratch memory, not state that results depend on.
@@ -205,42 +222,21 @@ var packBufs freeList[packBuf]
 // run executes the GEMM, on several goroutines when it is large enough.
 func (g *gemmOp) run() {
 	w := workers(2 * g.m * g.n * g.k)
+	mr, nr := g.ks.mr, g.ks.nr
 	panels := (g.n + nr - 1) / nr
 	switch {
 	case w > 1 && panels >= 2*w:
 		// Split the columns at panel boundaries.
-		var wg sync.WaitGroup
 		per := (panels + w - 1) / w
-		for t := 1; t < w; t++ {
-			j0, j1 := min(t*per*nr, g.n), min((t+1)*per*nr, g.n)
-			if j0 >= j1 {
-				break
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				g.blockPooled(0, g.m, j0, j1)
-			}()
-		}
-		g.blockPooled(0, g.m, 0, min(per*nr, g.n))
-		wg.Wait()
+		parallel((panels+per-1)/per, func(t int) {
+			g.blockPooled(0, g.m, t*per*nr, min((t+1)*per*nr, g.n))
+		})
 	case w > 1 && g.m >= 2*w*mr:
 		// Split the rows at panel boundaries.
-		var wg sync.WaitGroup
 		per := roundUp((g.m+w-1)/w, mr)
-		for t := 1; t < w; t++ {
-			i0, i1 := min(t*per, g.m), min((t+1)*per, g.m)
-			if i0 >= i1 {
-				break
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				g.blockPooled(i0, i1, 0, g.n)
-			}()
-		}
-		g.blockPooled(0, min(per, g.m), 0, g.n)
-		wg.Wait()
+		parallel((g.m+per-1)/per, func(t int) {
+			g.blockPooled(t*per, min((t+1)*per, g.m), 0, g.n)
+		})
 	default:
 		g.blockPooled(0, g.m, 0, g.n)
 	}
@@ -253,12 +249,12 @@ func (g *gemmOp) blockPooled(i0, i1, j0, j1 int) {
 }
 
 // block computes rows [i0, i1) and columns [j0, j1) of C; i0 is a multiple
-// of mr and j0 of nr.
+// of the kernel set's mr and j0 of its nr.
 func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
+	ks := g.ks
 	mPad := roundUp(g.m, mr)
 	actFlags, lo, hi, alpha := g.act.epilogue()
 	ep := epilogue{lo: lo, hi: hi, alpha: alpha}
-	var tile [mr * nr]float32
 	for pc := 0; pc < g.k; pc += g.kc {
 		kc := min(g.kc, g.k-pc)
 		var flags uint64
@@ -273,29 +269,27 @@ func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
 		}
 		ep.flags = flags
 		aBlock := g.ap[pc*mPad : pc*mPad+mPad*kc]
-		for j := j0; j < j1; j += nr {
-			nw := min(nr, g.n-j)
-			bp, boff, maxOff := g.b.panel(buf, pc, kc, j, nw)
-			for i := i0; i < i1; i += mr {
-				ap := aBlock[i*kc : (i+mr)*kc]
+		for j := j0; j < j1; j += ks.nr {
+			nw := min(ks.nr, g.n-j)
+			bp, boff, maxOff := g.b.panel(buf, pc, kc, j, nw, ks.nr)
+			i := i0
+			if t := (i1 - i0) / ks.mr; t >= 2 && ks.isa != isaGeneric && (nw == nr || ks.isa == isaAVX512) {
+				// Every full tile of the panel in one call.
+				if g.bias != nil {
+					ep.bias = &g.bias[i0]
+				}
+				if ks.isa == isaAVX2 {
+					gemmTilesAVX2(kc, aBlock[i0*kc:], bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, t, 4*nr)
+				} else {
+					gemmTilesAVX512(kc, aBlock[i0*kc:], mr*kc, bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, nw, t, 4*ks.nr)
+				}
+				i += t * ks.mr
+			}
+			for ; i < i1; i += ks.mr {
 				if g.bias != nil {
 					ep.bias = &g.bias[i]
 				}
-				mh := min(mr, g.m-i)
-				if mh == mr && nw == nr {
-					kernel(kc, ap, bp, boff, maxOff, g.c[i*g.ldc+j:(i+mr-1)*g.ldc+j+nr], g.ldc, &ep)
-					continue
-				}
-				// Edge tile: compute into a full-size tile and copy.
-				if flags&epAccumulate != 0 {
-					for r := 0; r < mh; r++ {
-						copy(tile[r*nr:r*nr+nw], g.c[(i+r)*g.ldc+j:])
-					}
-				}
-				kernel(kc, ap, bp, boff, maxOff, tile[:], nr, &ep)
-				for r := 0; r < mh; r++ {
-					copy(g.c[(i+r)*g.ldc+j:(i+r)*g.ldc+j+nw], tile[r*nr:])
-				}
+				ks.gemm(kc, aBlock[i*kc:], mr*kc, bp, boff, maxOff, g.c[i*g.ldc+j:], g.ldc, &ep, min(ks.mr, g.m-i), nw, 4*ks.nr)
 			}
 		}
 	}

@@ -2,20 +2,60 @@
 
 package kernels
 
-// kernelName names the micro-kernel in use (for benchmarks and reports).
-func kernelName() string { return "go 4x24" }
+// Only the portable kernel set (set.go) runs in this build.
 
-// kernel runs the portable micro-kernel (see kernelGo).
-func kernel(k int, a, b []float32, boff []int, _ int, c []float32, ldc int, ep *epilogue) {
-	kernelGo(k, a, b, boff, c, ldc, ep)
+// asmNeeds completes the requirements of the assembly sets: this build has
+// no assembly.
+const asmNeeds = " on amd64, in a build without the noasm tag"
+
+// detectSets has nothing to detect: only the portable set runs.
+func detectSets() {}
+
+// hasAsmSets reports whether this build has the assembly kernel sets.
+const hasAsmSets = false
+
+// The assembly sets' loops do not exist in this build; no set selects them.
+
+func gemmAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols int) {
+	panic("kernels: no AVX2 kernels in this build")
 }
 
-// maxInto sets dst[i] = max(a[i], b[i]) for i < len(dst) (NaN when either
-// is NaN); a and b must be at least as long as dst, which may alias them.
-func maxInto(dst, a, b []float32) {
-	n := len(dst)
-	a, b = a[:n], b[:n]
-	for i := range dst {
-		dst[i] = max(a[i], b[i])
-	}
+func gemmAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols, pf int) {
+	panic("kernels: no AVX-512 kernels in this build")
+}
+
+func maxIntoAVX2Go(dst, a, b []float32) { panic("kernels: no AVX2 kernels in this build") }
+
+func fmaLoop(i isa, n int) { panic("kernels: no FMA loops in this build") }
+
+func winoInputAVX512(v *float32, vStride int, src *float32, hw int, n int, tileRows int) {
+	panic("kernels: no assembly")
+}
+func winoInputAVX2(v *float32, vStride int, src *float32, hw int, n int, tileRows int) {
+	panic("kernels: no assembly")
+}
+func winoOutputAVX512(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int) {
+	panic("kernels: no assembly")
+}
+func winoOutputAVX2(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int) {
+	panic("kernels: no assembly")
+}
+func deinterleaveAVX512(a, b, src *float32, n, rows, srcStride, dstStride, odd int) {
+	panic("kernels: no assembly")
+}
+func deinterleaveAVX2(a, b, src *float32, n, rows, srcStride, dstStride, odd int) {
+	panic("kernels: no assembly")
+}
+
+func maxPool2s2AVX512(dst, src *float32, inW, outW, rows, n int) { panic("kernels: no assembly") }
+func maxPool3s2AVX512(dst, src *float32, inW, outW, rows, n int) { panic("kernels: no assembly") }
+func maxPool2s2AVX2(dst, src *float32, inW, outW, rows, n int)   { panic("kernels: no assembly") }
+func maxPool3s2AVX2(dst, src *float32, inW, outW, rows, n int)   { panic("kernels: no assembly") }
+
+func gemmTilesAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, tiles, pf int) {
+	panic("kernels: no assembly")
+}
+
+func gemmTilesAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, cols, tiles, pf int) {
+	panic("kernels: no assembly")
 }

@@ -2,10 +2,11 @@
 
 package kernels
 
-import "golang.org/x/sys/cpu"
-
-// mathfAVX2 reports whether the AVX2+FMA loops of mathf_amd64.s can run.
-var mathfAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// mathfAVX2 reports whether the AVX2+FMA loops of mathf_amd64.s are to
+// run: whenever the kernel set in use is an assembly set (avx2 or avx512,
+// both of which need AVX2 and FMA), so that AMT_KERNELS=generic (or
+// Use("generic")) runs the portable Go loops here too.
+func mathfAVX2() bool { return activeSet().isa != isaGeneric }
 
 //go:noescape
 func expShiftedAVX2(dst, src *float32, n int, shift float32) (sum float32)
@@ -23,7 +24,7 @@ func ExpShifted(dst, src []float32, shift float32) float64 {
 	n := len(dst)
 	src = src[:n]
 	v := n &^ 7
-	if !mathfAVX2 || v == 0 {
+	if !mathfAVX2() || v == 0 {
 		return expShiftedGo(dst, src, shift)
 	}
 	s := float64(expShiftedAVX2(&dst[0], &src[0], v, shift))
@@ -36,7 +37,7 @@ func SiLU(dst, src []float32) {
 	n := len(dst)
 	src = src[:n]
 	v := n &^ 7
-	if mathfAVX2 && v > 0 {
+	if mathfAVX2() && v > 0 {
 		siluAVX2(&dst[0], &src[0], v)
 	} else {
 		v = 0
@@ -49,7 +50,7 @@ func GELU(dst, src []float32) {
 	n := len(dst)
 	src = src[:n]
 	v := n &^ 7
-	if mathfAVX2 && v > 0 {
+	if mathfAVX2() && v > 0 {
 		geluAVX2(&dst[0], &src[0], v)
 	} else {
 		v = 0
@@ -66,7 +67,7 @@ func scaleAVX2(dst *float32, n int, s float32)
 // Max returns the largest value of x (NaN if one is NaN; −Inf for none).
 func Max(x []float32) float32 {
 	v := len(x) &^ 7
-	if !mathfAVX2 || v == 0 {
+	if !mathfAVX2() || v == 0 {
 		return maxGo(x)
 	}
 	m := maxAVX2(&x[0], v)
@@ -79,7 +80,7 @@ func Max(x []float32) float32 {
 // Scale multiplies every value of x by s.
 func Scale(x []float32, s float32) {
 	v := len(x) &^ 7
-	if mathfAVX2 && v > 0 {
+	if mathfAVX2() && v > 0 {
 		scaleAVX2(&x[0], v, s)
 	} else {
 		v = 0

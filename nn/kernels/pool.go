@@ -83,8 +83,9 @@ func maxPoolPlanes(dst, src []float32, s PoolShape, p0, p1 int) {
 	isz, osz := s.InH*s.InW, s.OutH*s.OutW
 	buf := scratch.get(2 * s.InH * s.InW)
 	tmp := *buf
+	ks := activeSet()
 	for p := p0; p < p1; p++ {
-		maxPoolPlane(dst[p*osz:(p+1)*osz], src[p*isz:(p+1)*isz], tmp, s)
+		maxPoolPlane(dst[p*osz:(p+1)*osz], src[p*isz:(p+1)*isz], tmp, s, ks)
 	}
 	scratch.put(buf)
 }
@@ -109,11 +110,18 @@ func interior(out, in, k, stride, pad, dil int) (o0, o1 int) {
 // strides; with a vertical stride, only the rows of v that are sampled
 // are computed. Windows cut by the border are done one by one. tmp holds
 // 2·InH·InW values.
-func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
+func maxPoolPlane(dst, src, tmp []float32, s PoolShape, ks *kernelSet) {
+	maxInto := ks.maxInto
 	w := s.InW
 	n := s.InH * w
 	y0, y1 := interior(s.OutH, s.InH, s.KH, s.StrideH, s.PadTop, s.DilH)
 	x0, x1 := interior(s.OutW, w, s.KW, s.StrideW, s.PadLeft, s.DilW)
+	if k := s.KH; y1 > y0 && x1 > x0 && ks.isa != isaGeneric && (k == 2 || k == 3) && s.KW == k &&
+		s.StrideH == 2 && s.StrideW == 2 && s.DilH == 1 && s.DilW == 1 {
+		// One pass over the interior (SqueezeNet's 3×3/2, yolov3-tiny's 2×2/2).
+		maxPoolS2(ks, dst[y0*s.OutW+x0:], src[(2*y0-s.PadTop)*w+2*x0-s.PadLeft:], w, s.OutW, y1-y0, x1-x0, k)
+		y1 = y0 // done
+	}
 	if y1 > y0 && x1 > x0 {
 		y0, y1 := y0, y1 // the rows left to sample from a full v
 		h := src[:n]
@@ -179,6 +187,7 @@ func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
 		}
 		dst[y*s.OutW+x] = m
 	}
+	y0, y1 = interior(s.OutH, s.InH, s.KH, s.StrideH, s.PadTop, s.DilH)
 	for y := 0; y < s.OutH; y++ {
 		if y >= y0 && y < y1 && x1 > x0 {
 			for x := 0; x < x0; x++ {
@@ -191,6 +200,46 @@ func maxPoolPlane(dst, src, tmp []float32, s PoolShape) {
 		}
 		for x := 0; x < s.OutW; x++ {
 			edge(y, x)
+		}
+	}
+}
+
+// maxPoolS2 pools rows×n outputs with k×k windows (k = 2 or 3) and stride
+// 2 lying inside the input: dst[y·outW + x] = max of src[(2y+i)·inW + 2x+j]
+// for i, j < k, NaN when any is NaN.
+func maxPoolS2(ks *kernelSet, dst, src []float32, inW, outW, rows, n, k int) {
+	_ = dst[(rows-1)*outW+n-1]
+	_ = src[(2*(rows-1)+k-1)*inW+2*(n-1)+k-1]
+	switch {
+	case ks.isa == isaAVX512 && k == 3:
+		maxPool3s2AVX512(&dst[0], &src[0], inW, outW, rows, n)
+	case ks.isa == isaAVX512:
+		maxPool2s2AVX512(&dst[0], &src[0], inW, outW, rows, n)
+	case ks.isa == isaAVX2 && k == 3:
+		maxPool3s2AVX2(&dst[0], &src[0], inW, outW, rows, n)
+	case ks.isa == isaAVX2:
+		maxPool2s2AVX2(&dst[0], &src[0], inW, outW, rows, n)
+	default:
+		maxPoolS2Go(dst, src, inW, outW, rows, n, k)
+	}
+}
+
+// maxPoolS2Go is the specification of maxPoolS2.
+func maxPoolS2Go(dst, src []float32, inW, outW, rows, n, k int) {
+	for y := 0; y < rows; y++ {
+		for x := 0; x < n; x++ {
+			m := src[2*y*inW+2*x]
+			for i := 0; i < k; i++ {
+				for j := 0; j < k; j++ {
+					v := src[(2*y+i)*inW+2*x+j]
+					if v != v || m != m {
+						m = v + m // NaN
+					} else {
+						m = max(m, v)
+					}
+				}
+			}
+			dst[y*outW+x] = m
 		}
 	}
 }

@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,9 @@ func refMaxPool(src []float32, planes int, s PoolShape) []float32 {
 
 // TestMaxPoolRandom compares MaxPool with the reference on random shapes
 // with padding, ceil-mode output sizes, strides and dilations, and NaNs.
-func TestMaxPoolRandom(t *testing.T) {
+func TestMaxPoolRandom(t *testing.T) { forEachSet(t, testMaxPoolRandom) }
+
+func testMaxPoolRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	tested := 0
 	for it := 0; tested < 300 && it < 10000; it++ {
@@ -92,7 +95,9 @@ func TestMaxPoolRandom(t *testing.T) {
 
 // TestMaxPoolModelShapes checks SqueezeNet's 3×3/2 ceil-mode pools and
 // yolov3-tiny's 2×2 pools (including its 2×2/1 pool with one padded column).
-func TestMaxPoolModelShapes(t *testing.T) {
+func TestMaxPoolModelShapes(t *testing.T) { forEachSet(t, testMaxPoolModelShapes) }
+
+func testMaxPoolModelShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, s := range []PoolShape{
 		{InH: 111, InW: 111, OutH: 55, OutW: 55, KH: 3, KW: 3, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1},
@@ -136,4 +141,33 @@ func TestMaxPoolErrors(t *testing.T) {
 			tc.f()
 		})
 	}
+}
+
+// TestMaxPoolS2 compares each kernel set's one-pass stride-2 pooling with
+// its specification on 1 to 40 outputs per row, 1 to 3 rows, with NaNs.
+func TestMaxPoolS2(t *testing.T) {
+	forEachSet(t, func(t *testing.T) {
+		ks := activeSet()
+		r := rand.New(rand.NewPCG(45, 46))
+		for _, k := range []int{2, 3} {
+			for n := 1; n <= 40; n++ {
+				rows := 1 + n%3
+				inW := 2*n + k - 2 + r.IntN(3)
+				outW := n + r.IntN(3)
+				src := randSlice(r, (2*(rows-1)+k)*inW)
+				if n%5 == 0 {
+					src[r.IntN(len(src))] = float32(math.NaN())
+				}
+				want := randSlice(r, rows*outW)
+				got := slices.Clone(want)
+				maxPoolS2Go(want, src, inW, outW, rows, n, k)
+				maxPoolS2(ks, got, src, inW, outW, rows, n, k)
+				for i := range got {
+					if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("k=%d n=%d rows=%d: value %d (row %d, column %d) = %v, want %v", k, n, rows, i, i/outW, i%outW, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
 }

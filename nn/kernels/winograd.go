@@ -12,18 +12,50 @@ package kernels
 //	G  = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
 //	Aᵀ = [1 1 1 0; 0 1 −1 −1]
 
-// winogradMinInC is the number of input channels from which NewConv
-// prefers Winograd to the shifted GEMM: measured on yolov3-tiny's layers
-// (BenchmarkConv), Winograd is 25–60% faster from 256 channels on (its
-// transforms are scalar Go) and slower below 128.
-const winogradMinInC = 256
+// winogradPays reports whether NewConv prefers Winograd to the shifted
+// GEMM for a shape it applies to. Measured with BenchmarkConv on the
+// shipped models' 3×3 stride-1 layers (one core, GFLOP of the direct
+// method per CPU-second, interleaved runs, AVX-512 and AVX2), Winograd is
+// 1.2–1.85 times faster on all of them, including the small-image,
+// large-weight ones (13×13, 256×512 channels and more: 1.2–1.4×, though its
+// GEMMs compute the 49 tiles as 64 columns), except with few input
+// channels, where its GEMMs are too shallow. The choice depends on the
+// shape only, never on the kernel set or the machine, so that results are
+// the same everywhere.
+func winogradPays(s ConvShape) bool { return s.InC >= 8 }
 
 // winograd is the prepared state of a Winograd convolution.
+//
+// Forward pads the input into a buffer of ph rows per channel, each split
+// into its even and odd columns (hw values each), so that the transform of
+// a row of tiles reads every column of its 4×4 tiles with contiguous
+// vector loads. The tiles are then processed in blocks of rows of tiles
+// (tile row after tile row, rowsPerBlk at a time), sized so that a block's
+// transformed input V (16 × InC × tiles) and GEMM output M (16 × OutC ×
+// tiles) stay in the L2 cache: input transform, 16 GEMMs M_ξ = U_ξ · V_ξ,
+// output transform, before the next block. V and M keep the 16 values of
+// a channel's tile close together (V[ch][ξ][t], M[o][ξ][t]): the
+// transforms read or write all 16 at once, the GEMMs use row strides.
 type winograd struct {
-	tilesH, tilesW, tiles int // 2×2 output tiles
-	ph, pw                int // padded input plane covering every tile
+	tilesH, tilesW, tiles int                     // 2×2 output tiles
+	ph, hw                int                     // padded input: ph rows of hw even then hw odd columns
+	rowsPerBlk            [maxPlanWorkers + 1]int // tile rows per block, for 1..maxPlanWorkers workers
+	stride                int                     // row stride of V and M in a block (tiles, with slack)
 	offs                  []int
 	bias                  []float32 // OutC values or nil
+}
+
+// winoBlockBudget is the number of float32 values of V and M that one
+// block aims to fit in (512 KiB: half of a typical per-core L2).
+const winoBlockBudget = 128 << 10
+
+// winoEpilogue tells the output transform what to do after Aᵀ M A: add b0
+// (always, 0 without bias, as the scalar code did), then the activation
+// flags of the GEMM epilogue (epMaxLo, epMinHi, epLeaky). Layout read by
+// the assembly: flags at 0, b0 at 8, lo at 12, hi at 16, alpha at 20.
+type winoEpilogue struct {
+	flags             uint64
+	b0, lo, hi, alpha float32
 }
 
 // winogradApplies reports whether the Winograd strategy can run s.
@@ -38,7 +70,14 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 	s := c.s
 	wg := &winograd{tilesH: (s.OutH() + 1) / 2, tilesW: (s.OutW() + 1) / 2}
 	wg.tiles = wg.tilesH * wg.tilesW
-	wg.ph, wg.pw = 2*wg.tilesH+2, 2*wg.tilesW+2
+	wg.ph, wg.hw = 2*wg.tilesH+2, wg.tilesW+1
+	for w := 1; w <= maxPlanWorkers; w++ {
+		wg.rowsPerBlk[w] = wg.blockRows(s.InC, s.OutC, c.ks.nr, w)
+		// Slack: the transforms write and read up to a vector past a row
+		// of tiles, and the GEMM reads partial panels in place up to nr
+		// columns.
+		wg.stride = max(wg.stride, roundUp(wg.rowsPerBlk[w]*wg.tilesW, 16)+32)
+	}
 	if bias != nil {
 		wg.bias = append([]float32(nil), bias...)
 	}
@@ -71,58 +110,386 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 	}
 	wg.offs = make([]int, ic)
 	for p := range wg.offs {
-		wg.offs[p] = p * wg.tiles
+		wg.offs[p] = p * 16 * wg.stride
 	}
 	c.wino = wg
 }
 
-// winogradScratch is the number of scratch values of one Winograd call:
-// the padded input, V (16 × InC × tiles) and M (16 × OutC × tiles).
-func (c *Conv) winogradScratch() int {
-	wg := c.wino
-	return c.s.InC*wg.ph*wg.pw + 16*(c.s.InC+c.s.OutC)*wg.tiles
+// maxPlanWorkers is the largest number of workers the block sizes are
+// planned for; more use the plan for that many.
+const maxPlanWorkers = 4
+
+// blockRows returns the number of tile rows per block when w workers share
+// the blocks: a block's V and M (16·ch values per tile, ch the input plus
+// output channels) fit 1.5 times winoBlockBudget (or hold at least two GEMM
+// panels of nr tiles); among those sizes the one whose busiest worker
+// computes the fewest GEMM columns (the micro-kernels compute whole
+// vectors of 16 columns for avx512, whole 24-column tiles otherwise), with
+// a fixed cost of 8 columns per block; one block for several workers has
+// its steps split instead, at the price of two more synchronisations
+// (about 5 µs each, in columns of 16·inC·outC multiply-adds at 50 G/s).
+// The blocks never change the results, only the time.
+func (wg *winograd) blockRows(inC, outC, nr, w int) int {
+	ch := inC + outC
+	sync := 2 * max(1, 16000/(inC*outC))
+	fit := max(3*winoBlockBudget/2/(16*ch), 2*nr)
+	g := nr
+	if nr == nrMax {
+		g = 16
+	}
+	best, bestCost := 1, -1
+	for r := 1; r <= min(wg.tilesH, max(1, fit/wg.tilesW)); r++ {
+		var costs []int
+		for ty := 0; ty < wg.tilesH; ty += r {
+			costs = append(costs, roundUp(min(r, wg.tilesH-ty)*wg.tilesW, g)+8)
+		}
+		cost := 0
+		if len(costs) == 1 && w > 1 {
+			cost = costs[0]/w + sync
+		} else {
+			// ParallelFor's contiguous chunks of blocks.
+			chunk := (len(costs) + w - 1) / w
+			for i := 0; i < len(costs); i += chunk {
+				sum := 0
+				for _, c := range costs[i:min(i+chunk, len(costs))] {
+					sum += c
+				}
+				cost = max(cost, sum)
+			}
+		}
+		if bestCost < 0 || cost <= bestCost {
+			best, bestCost = r, cost
+		}
+	}
+	return best
 }
+
+// padLen is the number of values of the padded, column-split input
+// (with slack for the vector loads of the last row).
+func (wg *winograd) padLen(inC int) int { return inC*wg.ph*2*wg.hw + 32 }
+
+// blockLen is the number of scratch values of one block: V and M.
+func (c *Conv) winoBlockLen() int { return 16 * (c.s.InC + c.s.OutC) * c.wino.stride }
+
+// winoScratch is a worker's scratch for one block at a time.
+type winoScratch struct {
+	vm  []float32 // V then M
+	mat matrixB   // the GEMMs' B operand (here rather than on the stack: it escapes)
+	buf packBuf
+}
+
+var winoScratches freeList[winoScratch]
 
 // forwardWinograd computes one image, adding res (nil, or dst's shape; may
 // be dst) before the activation.
 func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	s, wg := c.s, c.wino
 	if call.scratch == nil {
-		call.scratch = make([]float32, c.winogradScratch())
+		call.scratch = make([]float32, wg.padLen(s.InC)) // borders stay zero
 	}
-	plane := wg.ph * wg.pw
-	pad := call.scratch[:s.InC*plane]
-	v := call.scratch[len(pad) : len(pad)+16*s.InC*wg.tiles]
-	mm := call.scratch[len(pad)+len(v):]
-	clear(pad)
-	for ch := 0; ch < s.InC; ch++ {
-		for y := 0; y < s.InH; y++ {
-			o := (ch*wg.ph+y+s.PadTop)*wg.pw + s.PadLeft
-			copy(pad[o:o+s.InW], src[(ch*s.InH+y)*s.InW:(ch*s.InH+y+1)*s.InW])
+	pad := call.scratch
+	if w := copyWorkers(s.InC * s.InH * s.InW); w > 1 {
+		ParallelFor(s.InC, w, func(ch0, ch1 int) { c.winoPad(pad, src, ch0, ch1) })
+	} else {
+		c.winoPad(pad, src, 0, s.InC)
+	}
+	w := workers(int(c.Flops()))
+	rows := wg.rowsPerBlk[min(w, maxPlanWorkers)]
+	blocks := (wg.tilesH + rows - 1) / rows
+	switch {
+	case w <= 1:
+		c.winoBlocks(dst, res, pad, rows, 0, blocks)
+	case blocks >= 2:
+		// Whole blocks per worker.
+		ParallelFor(blocks, w, func(b0, b1 int) { c.winoBlocks(dst, res, pad, rows, b0, b1) })
+	default:
+		// One block: each step split over the workers.
+		sc := c.winoScratchGet()
+		ty1 := wg.tilesH
+		ParallelFor(s.InC, w, func(c0, c1 int) { c.winoIn(sc.vm, pad, 0, ty1, c0, c1) })
+		ParallelFor(16, w, func(x0, x1 int) {
+			if x0 == 0 {
+				c.winoGemms(sc, 0, ty1, x0, x1)
+				return
+			}
+			// Another scratch for its pack buffer only: its own V/M
+			// buffer is set aside, not dropped (dropping it made the next
+			// Winograd call allocate a new one).
+			sc2 := winoScratches.get()
+			own := sc2.vm
+			sc2.vm = sc.vm
+			c.winoGemms(sc2, 0, ty1, x0, x1)
+			sc2.vm = own
+			winoScratches.put(sc2)
+		})
+		ParallelFor(s.OutC, w, func(o0, o1 int) { c.winoOut(dst, res, sc.vm, 0, ty1, o0, o1) })
+		winoScratches.put(sc)
+	}
+}
+
+// winoBlocks computes blocks [b0, b1) of rows tile rows one after the
+// other.
+func (c *Conv) winoBlocks(dst, res, pad []float32, rows, b0, b1 int) {
+	s, wg := c.s, c.wino
+	sc := c.winoScratchGet()
+	for b := b0; b < b1; b++ {
+		ty0 := b * rows
+		ty1 := min(wg.tilesH, ty0+rows)
+		c.winoIn(sc.vm, pad, ty0, ty1, 0, s.InC)
+		c.winoGemms(sc, ty0, ty1, 0, 16)
+		c.winoOut(dst, res, sc.vm, ty0, ty1, 0, s.OutC)
+	}
+	winoScratches.put(sc)
+}
+
+// winoScratchGet returns a worker scratch with room for one block.
+func (c *Conv) winoScratchGet() *winoScratch {
+	sc := winoScratches.get()
+	if n := c.winoBlockLen(); cap(sc.vm) < n {
+		sc.vm = make([]float32, n)
+	} else {
+		sc.vm = sc.vm[:n]
+	}
+	return sc
+}
+
+// winoPad copies the image into pad: channel ch, padded row r, padded
+// column x at pad[(ch·ph + r)·2hw + (x mod 2)·hw + x/2], for channels
+// [ch0, ch1). The padding is never written and stays zero.
+func (c *Conv) winoPad(pad, src []float32, ch0, ch1 int) {
+	s, wg := c.s, c.wino
+	for ch := ch0; ch < ch1; ch++ {
+		base := (ch*wg.ph + s.PadTop) * 2 * wg.hw
+		// Input column 0 lands in the even half when PadLeft is even.
+		a, b := base+s.PadLeft/2, base+wg.hw+s.PadLeft/2
+		if s.PadLeft%2 == 1 {
+			a, b = base+wg.hw+s.PadLeft/2, base+s.PadLeft/2+1
+		}
+		deinterleave(c.ks, pad[a:], pad[b:], src[ch*s.InH*s.InW:(ch+1)*s.InH*s.InW], s.InW, s.InH, s.InW, 2*wg.hw)
+	}
+}
+
+// deinterleave copies rows rows of w values, row y at src[y·srcStride:],
+// splitting even and odd positions: a[y·dstStride + i] = src[…+2i], b[…+i]
+// = src[…+2i+1].
+func deinterleave(ks *kernelSet, a, b, src []float32, w, rows, srcStride, dstStride int) {
+	if rows == 0 || w == 0 {
+		return
+	}
+	n := w / 2
+	_ = src[(rows-1)*srcStride+w-1]
+	_ = a[(rows-1)*dstStride+(w+1)/2-1]
+	if n > 0 {
+		_ = b[(rows-1)*dstStride+n-1]
+	}
+	switch {
+	case n == 0:
+		for y := 0; y < rows; y++ {
+			a[y*dstStride] = src[y*srcStride]
+		}
+	case ks.isa == isaAVX512:
+		deinterleaveAVX512(&a[0], &b[0], &src[0], n, rows, srcStride, dstStride, w%2)
+	case ks.isa == isaAVX2:
+		deinterleaveAVX2(&a[0], &b[0], &src[0], n, rows, srcStride, dstStride, w%2)
+	default:
+		for y := 0; y < rows; y++ {
+			row := src[y*srcStride : y*srcStride+w]
+			ra, rb := a[y*dstStride:], b[y*dstStride:]
+			for i := 0; i < n; i++ {
+				ra[i], rb[i] = row[2*i], row[2*i+1]
+			}
+			if w%2 == 1 {
+				ra[n] = row[w-1]
+			}
 		}
 	}
-	// Input transform: V[ξ][c][t] = (Bᵀ d B)[ξ].
-	w := workers(16 * s.InC * wg.tiles * 8)
-	if w <= 1 {
-		c.winogradInput(v, pad, 0, s.InC)
-	} else {
-		ParallelFor(s.InC, w, func(c0, c1 int) { c.winogradInput(v, pad, c0, c1) })
+}
+
+// winoIn transforms channels [c0, c1) of tile rows [ty0, ty1) into the
+// block's V (V[ch][ξ][t], t counted from the block's first tile).
+func (c *Conv) winoIn(vm, pad []float32, ty0, ty1, c0, c1 int) {
+	wg := c.wino
+	for ch := c0; ch < c1; ch++ {
+		winoInput(c.ks, vm[ch*16*wg.stride:], wg.stride, pad[(ch*wg.ph+2*ty0)*2*wg.hw:], wg.hw, wg.tilesW, ty1-ty0)
 	}
-	// 16 GEMMs: M_ξ = U_ξ · V_ξ.
+}
+
+// winoGemms computes M_ξ = U_ξ · V_ξ for ξ in [x0, x1) over the block's
+// tiles.
+func (c *Conv) winoGemms(sc *winoScratch, ty0, ty1, x0, x1 int) {
+	s, wg := c.s, c.wino
+	n := (ty1 - ty0) * wg.tilesW
 	per := packedASize(c.m, c.k)
-	for xi := 0; xi < 16; xi++ {
-		call.mat = matrixB{b: v[xi*s.InC*wg.tiles : (xi+1)*s.InC*wg.tiles], ldb: wg.tiles, offs: wg.offs}
-		call.g = gemmOp{m: c.m, n: wg.tiles, k: c.k, kc: c.kc, ap: c.ap[xi*per : (xi+1)*per],
-			b: &call.mat, c: mm[xi*c.m*wg.tiles : (xi+1)*c.m*wg.tiles], ldc: wg.tiles}
-		call.g.run()
+	v := sc.vm[:16*s.InC*wg.stride]
+	mm := sc.vm[len(v):]
+	for xi := x0; xi < x1; xi++ {
+		sc.mat = matrixB{b: v[xi*wg.stride:], ldb: 16 * wg.stride, offs: wg.offs, wide: true}
+		g := gemmOp{ks: c.ks, m: c.m, n: n, k: c.k, kc: c.kc, ap: c.ap[xi*per : (xi+1)*per],
+			b: &sc.mat, c: mm[xi*wg.stride:], ldc: 16 * wg.stride}
+		g.block(0, c.m, 0, n, sc.buf.b[:])
 	}
-	// Output transform, bias and activation: Y = Aᵀ m A.
-	if w <= 1 {
-		c.winogradOutput(dst, mm, res, 0, s.OutC)
+	sc.mat = matrixB{}
+}
+
+// winoOut transforms output channels [o0, o1) of tile rows [ty0, ty1)
+// from the block's M into dst, adding the bias and res (nil, or dst's
+// shape; may be dst) and applying the activation.
+func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1, o0, o1 int) {
+	s, wg := c.s, c.wino
+	oh, ow := s.OutH(), s.OutW()
+	mm := vm[16*s.InC*wg.stride:]
+	flags, lo, hi, alpha := c.act.epilogue()
+	ep := winoEpilogue{flags: flags, lo: lo, hi: hi, alpha: alpha}
+	for o := o0; o < o1; o++ {
+		ep.b0 = 0
+		if wg.bias != nil {
+			ep.b0 = wg.bias[o]
+		}
+		y := 2 * ty0
+		rows := min(oh-y, 2*(ty1-ty0))
+		d := dst[(o*oh+y)*ow : (o*oh+y+rows)*ow]
+		var r []float32
+		if res != nil {
+			r = res[(o*oh+y)*ow : (o*oh+y+rows)*ow]
+		}
+		winoOutput(c.ks, d, ow, rows, mm[o*16*wg.stride:], wg.stride, wg.tilesW, ow, &ep, r, ty1-ty0)
+	}
+}
+
+// winoInput transforms tileRows rows of n tiles of one channel: src is
+// the even half of the first padded row of the first tile row (the odd
+// half at src[hw:], the next padded row at src[2hw:], the next tile row two
+// padded rows further); V[ξ] of tile t (counted over the rows) goes to
+// v[ξ·vStride + t].
+func winoInput(ks *kernelSet, v []float32, vStride int, src []float32, hw, n, tileRows int) {
+	if ks.isa == isaGeneric {
+		winoInputGo(v, vStride, src, hw, n, tileRows)
+		return
+	}
+	// The vector loops process whole vectors: they read and write up to a
+	// vector past the last tile (slack in the buffers, values unused).
+	w := 16
+	if ks.isa == isaAVX2 {
+		w = 8
+	}
+	last := (tileRows - 1) * n
+	_ = v[15*vStride+last+roundUp(n, w)-1]
+	_ = src[2*(tileRows-1)*2*hw+7*hw+roundUp(n, w)]
+	if ks.isa == isaAVX512 {
+		winoInputAVX512(&v[0], vStride, &src[0], hw, n, tileRows)
 	} else {
-		ParallelFor(s.OutC, w, func(o0, o1 int) { c.winogradOutput(dst, mm, res, o0, o1) })
+		winoInputAVX2(&v[0], vStride, &src[0], hw, n, tileRows)
 	}
-	call.g, call.mat = gemmOp{}, matrixB{}
+}
+
+// winoInputGo is the specification of the input transform (see
+// winoInput): V = Bᵀ d B of each 4×4 tile d, rows first.
+func winoInputGo(v []float32, vStride int, src []float32, hw, n, tileRows int) {
+	for ty := 0; ty < tileRows; ty++ {
+		for tx := 0; tx < n; tx++ {
+			var d [4][4]float32
+			for i := 0; i < 4; i++ {
+				row := src[(2*ty+i)*2*hw:]
+				d[i] = [4]float32{row[tx], row[hw+tx], row[tx+1], row[hw+tx+1]}
+			}
+			// Columns: t = Bᵀ d.
+			var t [4][4]float32
+			for j := 0; j < 4; j++ {
+				d0, d1, d2, d3 := d[0][j], d[1][j], d[2][j], d[3][j]
+				t[0][j], t[1][j], t[2][j], t[3][j] = d0-d2, d1+d2, d2-d1, d1-d3
+			}
+			k := ty*n + tx
+			for i := 0; i < 4; i++ {
+				d0, d1, d2, d3 := t[i][0], t[i][1], t[i][2], t[i][3]
+				v[(4*i)*vStride+k] = d0 - d2
+				v[(4*i+1)*vStride+k] = d1 + d2
+				v[(4*i+2)*vStride+k] = d2 - d1
+				v[(4*i+3)*vStride+k] = d1 - d3
+			}
+		}
+	}
+}
+
+// winoOutput transforms tileRows rows of n tiles of one output channel:
+// M[ξ] of tile t (counted over the rows) is m[ξ·mStride + t]; the 2×2
+// outputs Aᵀ M A + b0, plus the residual res (nil, or laid out as dst),
+// then the activation, go to dst (row stride dstStride): tile row k to
+// rows 2k and 2k+1 of those below outRows, columns below cols.
+func winoOutput(ks *kernelSet, dst []float32, dstStride, outRows int, m []float32, mStride, n, cols int, ep *winoEpilogue, res []float32, tileRows int) {
+	if ks.isa == isaGeneric {
+		winoOutputGo(dst, dstStride, outRows, m, mStride, n, cols, ep, res, tileRows)
+		return
+	}
+	w := 16
+	if ks.isa == isaAVX2 {
+		w = 8
+	}
+	_ = m[15*mStride+(tileRows-1)*n+roundUp(n, w)-1]
+	_ = dst[(outRows-1)*dstStride+cols-1]
+	var rp *float32
+	if res != nil {
+		_ = res[(outRows-1)*dstStride+cols-1]
+		rp = &res[0]
+	}
+	if ks.isa == isaAVX512 {
+		winoOutputAVX512(&dst[0], dstStride, outRows, &m[0], mStride, n, cols, ep, rp, tileRows)
+	} else {
+		winoOutputAVX2(&dst[0], dstStride, outRows, &m[0], mStride, n, cols, ep, rp, tileRows)
+	}
+}
+
+// winoOutputGo is the specification of the output transform (see
+// winoOutput). The activation is applied as the GEMM micro-kernels'
+// epilogue does.
+func winoOutputGo(dst []float32, dstStride, outRows int, m []float32, mStride, n, cols int, ep *winoEpilogue, res []float32, tileRows int) {
+	for ty := 0; ty < tileRows; ty++ {
+		for tx := 0; tx < n; tx++ {
+			k := ty*n + tx
+			var t [2][4]float32
+			for j := 0; j < 4; j++ {
+				m0, m1, m2, m3 := m[j*mStride+k], m[(4+j)*mStride+k], m[(8+j)*mStride+k], m[(12+j)*mStride+k]
+				t[0][j], t[1][j] = m0+m1+m2, m1-m2-m3
+			}
+			for i := 0; i < 2 && 2*ty+i < outRows; i++ {
+				m0, m1, m2, m3 := t[i][0], t[i][1], t[i][2], t[i][3]
+				y := [2]float32{m0 + m1 + m2 + ep.b0, m1 - m2 - m3 + ep.b0}
+				row := (2*ty + i) * dstStride
+				for k, x := range y {
+					col := 2*tx + k
+					if col >= cols {
+						break
+					}
+					if res != nil {
+						x += res[row+col]
+					}
+					dst[row+col] = ep.apply(x)
+				}
+			}
+		}
+	}
+}
+
+// apply applies the activation flags as the micro-kernels' epilogue does
+// (x86 max/min semantics: the second operand when the comparison fails,
+// so NaN passes through).
+func (ep *winoEpilogue) apply(x float32) float32 {
+	if ep.flags&epMaxLo != 0 && ep.lo > x {
+		x = ep.lo
+	}
+	if ep.flags&epMinHi != 0 && ep.hi < x {
+		x = ep.hi
+	}
+	if ep.flags&epLeaky != 0 {
+		var mn, mx float32 = 0, x
+		if x < 0 {
+			mn = x
+		}
+		if 0 > x {
+			mx = 0
+		}
+		x = mx + ep.alpha*mn
+	}
+	return x
 }
 
 // apply1 applies the activation to one value.
@@ -145,105 +512,4 @@ func (a Activation) apply1(x float32) float32 {
 		}
 	}
 	return x
-}
-
-// winogradInput transforms input channels [c0, c1) of the padded image
-// into v (V[ξ][c][t]).
-func (c *Conv) winogradInput(v, pad []float32, c0, c1 int) {
-	s, wg := c.s, c.wino
-	plane := wg.ph * wg.pw
-	for ch := c0; ch < c1; ch++ {
-		base := pad[ch*plane : (ch+1)*plane]
-		for ty := 0; ty < wg.tilesH; ty++ {
-			for tx := 0; tx < wg.tilesW; tx++ {
-				o := 2*ty*wg.pw + 2*tx
-				r0 := base[o : o+4]
-				r1 := base[o+wg.pw : o+wg.pw+4]
-				r2 := base[o+2*wg.pw : o+2*wg.pw+4]
-				r3 := base[o+3*wg.pw : o+3*wg.pw+4]
-				// Columns: t = Bᵀ d.
-				var t [4][4]float32
-				for j := 0; j < 4; j++ {
-					d0, d1, d2, d3 := r0[j], r1[j], r2[j], r3[j]
-					t[0][j], t[1][j], t[2][j], t[3][j] = d0-d2, d1+d2, d2-d1, d1-d3
-				}
-				idx := ch*wg.tiles + ty*wg.tilesW + tx
-				stride := s.InC * wg.tiles
-				for i := 0; i < 4; i++ {
-					d0, d1, d2, d3 := t[i][0], t[i][1], t[i][2], t[i][3]
-					v[(4*i)*stride+idx] = d0 - d2
-					v[(4*i+1)*stride+idx] = d1 + d2
-					v[(4*i+2)*stride+idx] = d2 - d1
-					v[(4*i+3)*stride+idx] = d1 - d3
-				}
-			}
-		}
-	}
-}
-
-// winogradOutput transforms output channels [o0, o1) of mm (M[ξ][o][t])
-// into dst, adding the bias and res (nil, or dst's shape) and applying the
-// activation.
-func (c *Conv) winogradOutput(dst, mm, res []float32, o0, o1 int) {
-	s, wg := c.s, c.wino
-	oh, ow := s.OutH(), s.OutW()
-	stride := c.m * wg.tiles
-	for o := o0; o < o1; o++ {
-		var b0 float32
-		if wg.bias != nil {
-			b0 = wg.bias[o]
-		}
-		out := dst[o*oh*ow : (o+1)*oh*ow]
-		if res != nil {
-			c.winogradOutputRes(out, mm, res[o*oh*ow:(o+1)*oh*ow], o, b0)
-			continue
-		}
-		for ty := 0; ty < wg.tilesH; ty++ {
-			for tx := 0; tx < wg.tilesW; tx++ {
-				idx := o*wg.tiles + ty*wg.tilesW + tx
-				var t [2][4]float32
-				for j := 0; j < 4; j++ {
-					m0, m1, m2, m3 := mm[j*stride+idx], mm[(4+j)*stride+idx], mm[(8+j)*stride+idx], mm[(12+j)*stride+idx]
-					t[0][j], t[1][j] = m0+m1+m2, m1-m2-m3
-				}
-				y, x := 2*ty, 2*tx
-				for i := 0; i < 2 && y+i < oh; i++ {
-					row := out[(y+i)*ow : (y+i+1)*ow]
-					m0, m1, m2, m3 := t[i][0], t[i][1], t[i][2], t[i][3]
-					row[x] = c.act.apply1(m0 + m1 + m2 + b0)
-					if x+1 < ow {
-						row[x+1] = c.act.apply1(m1 - m2 - m3 + b0)
-					}
-				}
-			}
-		}
-	}
-}
-
-// winogradOutputRes is winogradOutput's loop for output channel o with a
-// residual r (may be out).
-func (c *Conv) winogradOutputRes(out, mm, r []float32, o int, b0 float32) {
-	s, wg := c.s, c.wino
-	oh, ow := s.OutH(), s.OutW()
-	stride := c.m * wg.tiles
-	for ty := 0; ty < wg.tilesH; ty++ {
-		for tx := 0; tx < wg.tilesW; tx++ {
-			idx := o*wg.tiles + ty*wg.tilesW + tx
-			var t [2][4]float32
-			for j := 0; j < 4; j++ {
-				m0, m1, m2, m3 := mm[j*stride+idx], mm[(4+j)*stride+idx], mm[(8+j)*stride+idx], mm[(12+j)*stride+idx]
-				t[0][j], t[1][j] = m0+m1+m2, m1-m2-m3
-			}
-			y, x := 2*ty, 2*tx
-			for i := 0; i < 2 && y+i < oh; i++ {
-				row := out[(y+i)*ow : (y+i+1)*ow]
-				rr := r[(y+i)*ow : (y+i+1)*ow]
-				m0, m1, m2, m3 := t[i][0], t[i][1], t[i][2], t[i][3]
-				row[x] = c.act.apply1(m0 + m1 + m2 + b0 + rr[x])
-				if x+1 < ow {
-					row[x+1] = c.act.apply1(m1 - m2 - m3 + b0 + rr[x+1])
-				}
-			}
-		}
-	}
 }

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# compare.sh runs amt's Go model benchmarks and ONNX Runtime (ortbench.mjs)
-# on the same workloads in one run, one after the other, and prints
-#   model, batch, amt ms/img, ORT ms/img, ratio amt/ORT
+# compare.sh runs amt's Go model benchmarks, once per kernel set, and ONNX
+# Runtime (ortbench.mjs) on the same workloads in one run, one after the
+# other, and prints the host (CPU, kernel sets, measured FMA peak, load
+# average; from hostinfo) and per workload ONNX Runtime's and each set's
+#   ms/img, GFLOP/s, % of the host's FMA peak, and amt/ORT (the ratio of
+#   the times)
 # Missing Go benchmarks (or a Go side that does not build yet) show "n/a".
 #
 # Usage: bash nn/ortbench/compare.sh            (from anywhere in the repo)
-#        bash nn/ortbench/compare.sh -table GO_OUT ORT_OUT   (only the table,
-#             from saved outputs of go test -bench and ortbench.mjs)
+#        bash nn/ortbench/compare.sh -table ORT_OUT HOST_OUT SET=GO_OUT...
+#             (only the table, from saved outputs of ortbench.mjs, hostinfo
+#             and go test -bench per kernel set; HOST_OUT may be empty)
 #
 # Environment:
 #   ORT_DIR        folder whose node_modules holds onnxruntime-node
@@ -14,6 +18,9 @@
 #                  first run with npm ... --ignore-scripts, which needs the
 #                  npm registry once)
 #   ORT_VERSION    onnxruntime-node version to install (default 1.30.0)
+#   BENCH_SETS     amt's kernel sets to time, space-separated (default: the
+#                  assembly sets this CPU runs, avx512 and/or avx2, else
+#                  generic; see go run ./nn/ortbench/hostinfo)
 #   BENCH_COUNT    repetitions per workload on both sides (go test -count,
 #                  ortbench.mjs -count; default 5); the table shows the median
 #                  of the repetitions' mean ms/img
@@ -22,9 +29,12 @@
 #   ORT_SPIN       1 (default): ONNX Runtime's idle threads spin-wait (its
 #                  default); 0: they block (better on a busy shared machine)
 #   BENCH_RUN      regexp selecting workloads, e.g. 'squeezenet' (default all)
+#   BENCH_THREADS  threads of each side (Go: GOMAXPROCS; ORT: intraOpNumThreads;
+#                  the FMA peak is measured on as many; default 2)
 #   GO             go command (default go)
-#   AMT_SHARED     the shared folder with assets/models (default ../shared)
-# The raw outputs of both sides are kept in $ORT_DIR/last-{go,ort}.txt.
+#   AMT_SHARED     the shared folder with assets/models (default: found
+#                  beside the repository or a parent folder)
+# The raw outputs are kept in $ORT_DIR/last-{ort,host,go-SET}.txt.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -36,14 +46,27 @@ go_benchtime=${GO_BENCHTIME:-1s}
 ort_mintime=${ORT_MINTIME:-1}
 ort_spin=${ORT_SPIN:-1}
 run_re=${BENCH_RUN:-.}
+threads=${BENCH_THREADS:-2}
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 
-# table GO_OUTPUT ORT_OUTPUT prints the comparison table: per workload the
-# median over the repeated (-count) benchmark lines of their mean ms/img;
-# workload order: ORT's list, then any Go-only workloads.
+# table ORT_OUTPUT HOST_OUTPUT SET=GO_OUTPUT... prints the comparison
+# table: per workload and side the median over the repeated (-count)
+# benchmark lines of their mean ms/img, and, given hostinfo's output (flops
+# per image, FMA peak), its GFLOP/s and percentage of the peak, and for
+# each kernel set amt/ORT; workload order: ORT's list, then any Go-only
+# workloads.
 table() {
-	awk '
+	local ort=$1 host=$2
+	shift 2
+	local names="" files=() a
+	for a in "$@"; do
+		case $a in
+		*=*) names="$names ${a%%=*}"; files+=("${a#*=}") ;;
+		*) die "table: $a is not SET=GO_OUTPUT" ;;
+		esac
+	done
+	awk -v names="$names" '
 	# value of the field just before the unit "ms/img"
 	function msimg(   i) { for (i = 2; i <= NF; i++) if ($i == "ms/img") return $(i - 1); return "" }
 	# median of the space-separated numbers in s
@@ -52,38 +75,55 @@ table() {
 		for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 		return (k % 2) ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
 	}
-	{ file = (FILENAME == ARGV[1]) ? 1 : 2 }
-	file == 1 && $1 ~ /^BenchmarkModels\// {
-		name = $1; sub(/^BenchmarkModels\//, "", name); sub(/-[0-9]+$/, "", name)
-		v = msimg(); if (v == "") next
-		if (!(name in amt)) order[++n] = name
-		amt[name] = amt[name] " " v
-	}
-	file == 2 && $1 ~ /^BenchmarkORT\// {
+	BEGIN { nsets = split(names, set, " ") }
+	FNR == 1 { for (f = 1; f < ARGC; f++) if (ARGV[f] == FILENAME) file = f }
+	file == 1 && $1 ~ /^BenchmarkORT\// {
 		name = $1; sub(/^BenchmarkORT\//, "", name)
 		v = msimg(); if (v == "") next
-		if (!(name in ort)) ortorder[++m] = name
+		if (!(name in ort)) order[++n] = name
 		ort[name] = ort[name] " " v
 	}
-	END {
-		printf "%-14s %6s %13s %13s %14s\n", "model", "batch", "amt ms/img", "ORT ms/img", "ratio amt/ORT"
-		for (i = 1; i <= m; i++) row(ortorder[i])
-		for (i = 1; i <= n; i++) if (!(order[i] in ort)) row(order[i])
+	file == 2 && $1 == "peak" { peak = $2 + 0 }
+	file == 2 && $1 == "flops" { flops[$2] = $3 + 0 }
+	file >= 3 && $1 ~ /^BenchmarkModels\// {
+		name = $1; sub(/^BenchmarkModels\//, "", name); sub(/-[0-9]+$/, "", name)
+		v = msimg(); if (v == "") next
+		if (!(name in seen)) { seen[name] = 1; goorder[++m] = name }
+		amt[file - 2, name] = amt[file - 2, name] " " v
 	}
-	function row(name,   model, batch, a, o, r) {
+	END {
+		printf "%-21s %26s", "", "ONNX Runtime"
+		for (s = 1; s <= nsets; s++) printf " | %-34s", "amt " set[s]
+		printf "\n%-14s %6s %8s %8s %8s", "model", "batch", "ms/img", "GFLOP/s", "% peak"
+		for (s = 1; s <= nsets; s++) printf " | %8s %8s %7s %8s", "ms/img", "GFLOP/s", "% peak", "amt/ORT"
+		printf "\n"
+		for (i = 1; i <= n; i++) row(order[i])
+		for (i = 1; i <= m; i++) if (!(goorder[i] in ort)) row(goorder[i])
+	}
+	# gflops returns the GFLOP/s of name at ms milliseconds per image ("" if unknown)
+	function gflops(name, ms) { return (ms != "" && ms > 0 && (name in flops)) ? flops[name] / ms / 1e6 : "" }
+	function pct(g) { return (g != "" && peak > 0) ? sprintf("%.0f", 100 * g * 1e9 / peak) : "n/a" }
+	function num(x, f) { return x == "" ? "n/a" : sprintf(f, x) }
+	function row(name,   model, batch, o, a, s, g) {
 		model = name; batch = ""
 		if (match(name, /\/b[0-9]+$/)) { model = substr(name, 1, RSTART - 1); batch = substr(name, RSTART + 2) }
-		a = (name in amt) ? median(amt[name]) : ""
 		o = (name in ort) ? median(ort[name]) : ""
-		r = (a != "" && o != "" && o > 0) ? sprintf("%.2f", a / o) : "n/a"
-		printf "%-14s %6s %13s %13s %14s\n", model, batch, a == "" ? "n/a" : sprintf("%.3f", a), o == "" ? "n/a" : sprintf("%.3f", o), r
+		g = gflops(name, o)
+		printf "%-14s %6s %8s %8s %8s", model, batch, num(o, "%.3f"), num(g, "%.1f"), pct(g)
+		for (s = 1; s <= nsets; s++) {
+			a = ((s, name) in amt) ? median(amt[s, name]) : ""
+			g = gflops(name, a)
+			printf " | %8s %8s %7s %8s", num(a, "%.3f"), num(g, "%.1f"), pct(g), (a != "" && o != "" && o > 0) ? sprintf("%.2f", a / o) : "n/a"
+		}
+		printf "\n"
 	}
-' "$1" "$2"
+' "$ort" "$host" "${files[@]}"
 }
 
 if [ "${1:-}" = "-table" ]; then
-	[ $# -eq 3 ] || die "usage: compare.sh -table GO_BENCH_OUTPUT ORTBENCH_OUTPUT"
-	table "$2" "$3"
+	[ $# -ge 4 ] || die "usage: compare.sh -table ORTBENCH_OUTPUT HOSTINFO_OUTPUT SET=GO_BENCH_OUTPUT..."
+	shift
+	table "$@"
 	exit 0
 fi
 [ $# -eq 0 ] || die "unexpected arguments: $* (configure with environment variables, see the header)"
@@ -98,21 +138,47 @@ if [ ! -f "$ort_dir/node_modules/onnxruntime-node/package.json" ]; then
 		die "npm install onnxruntime-node@$ort_version failed (offline? set ORT_DIR to a folder where it is installed)"
 fi
 
-go_out=$ort_dir/last-go.txt
 ort_out=$ort_dir/last-ort.txt
+host_out=$ort_dir/last-host.txt
 
-# The Go side first, then ORT: never both at once, they would share the CPUs.
-go_re="^BenchmarkModels\$/$run_re"
-echo "# go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
-if ! (cd "$repo" && "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
-	echo "# the Go benchmarks failed or do not build yet (amt column: n/a); tail of $go_out:" >&2
-	tail -n 5 "$go_out" | sed 's/^/#   /' >&2
+echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)" >&2
+# The host, the kernel sets, the FMA peak and the work per image.
+if ! (cd "$repo" && GOMAXPROCS=$threads "$go_cmd" run ./nn/ortbench/hostinfo -threads "$threads" -run "$run_re") >"$host_out" 2>&1; then
+	echo "# hostinfo failed (GFLOP/s and % of peak: n/a); tail of $host_out:" >&2
+	tail -n 5 "$host_out" | sed 's/^/#   /' >&2
+	: >"$host_out"
 fi
+grep '^#' "$host_out" >&2 || true
+sets=${BENCH_SETS:-$(sed -n 's/^sets //p' "$host_out")}
+sets=${sets:-generic}
+available=$(sed -n 's/^available //p' "$host_out")
+for set in $sets; do
+	# An unavailable set would silently run another one under its name.
+	case " $available " in
+	*" $set "*) ;;
+	*) [ -z "$available" ] || die "BENCH_SETS: kernel set $set is not available here (available: $available)" ;;
+	esac
+done
 
-echo "# node nn/ortbench/ortbench.mjs -count $count -mintime $ort_mintime -spin $ort_spin -run '$run_re'" >&2
-node "$repo/nn/ortbench/ortbench.mjs" -ort "$ort_dir" -count "$count" -mintime "$ort_mintime" -spin "$ort_spin" -run "$run_re" >"$ort_out" ||
+# The Go side first, one kernel set after the other, then ORT: never two
+# at once, they would share the CPUs.
+go_re="^BenchmarkModels\$/$run_re"
+tables=()
+for set in $sets; do
+	go_out=$ort_dir/last-go-$set.txt
+	echo "# AMT_KERNELS=$set GOMAXPROCS=$threads go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
+	if ! (cd "$repo" && AMT_KERNELS=$set GOMAXPROCS=$threads "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
+		echo "# the Go benchmarks failed or do not build yet (amt $set: n/a); tail of $go_out:" >&2
+		tail -n 5 "$go_out" | sed 's/^/#   /' >&2
+	fi
+	tables+=("$set=$go_out")
+done
+
+echo "# node nn/ortbench/ortbench.mjs -count $count -mintime $ort_mintime -spin $ort_spin -threads $threads -run '$run_re'" >&2
+node "$repo/nn/ortbench/ortbench.mjs" -ort "$ort_dir" -count "$count" -mintime "$ort_mintime" -spin "$ort_spin" -threads "$threads" -run "$run_re" >"$ort_out" ||
 	die "ortbench.mjs failed (see above)"
 grep '^#' "$ort_out" >&2 || true
 
-table "$go_out" "$ort_out"
-echo "# medians of $count means per call / batch; ORT's fastest and median runs are in $ort_out, Go's raw output in $go_out" >&2
+table "$ort_out" "$host_out" "${tables[@]}"
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)" >&2
+echo "# medians of $count means per call / batch; GFLOP/s: the convolutions' and GEMMs' 2·multiply-adds (as counted by nn/kernels) per image over that time; % peak: of the FMA peak above; raw outputs in $ort_dir/last-*.txt" >&2

@@ -5,10 +5,11 @@
 // Usage:
 //   node nn/ortbench/ortbench.mjs [-models DIR] [-ort DIR] [-count N]
 //                                 [-mintime S] [-warmup S] [-spin 0|1]
-//                                 [-run REGEXP] [-list]
+//                                 [-threads N] [-run REGEXP] [-list]
 //
 //   -models   folder of the ONNX models (default: $AMT_SHARED/assets/models,
-//             else ../shared/assets/models next to the repository)
+//             else shared/assets/models beside the repository or one of
+//             its parent folders, as amt's Go code finds it)
 //   -ort      folder whose node_modules holds onnxruntime-node (default:
 //             $ORT_DIR, else <repo>/.cache/ortbench)
 //   -count    timed blocks per workload, one output line each, like
@@ -20,10 +21,11 @@
 //             spin-wait; 0: they block (session config
 //             session.intra_op.allow_spinning=0), which is faster on a
 //             machine other processes keep busy
+//   -threads  intraOpNumThreads (default 2)
 //   -run      only workloads whose name (e.g. squeezenet/b60) matches
 //   -list     print the workload names and exit
 //
-// Session options: CPU execution provider, intraOpNumThreads 2,
+// Session options: CPU execution provider, intraOpNumThreads 2 (-threads),
 // interOpNumThreads 1, default graph optimisation (all) and otherwise ONNX
 // Runtime's defaults (but see -spin), as the goldens in
 // ../shared/golden/onnx were made. One session per model, created before the
@@ -59,11 +61,22 @@ const WORKLOADS = [
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 
+// defaultModels returns $AMT_SHARED/assets/models, or the first
+// shared/assets/models found beside the repository or a parent folder.
+function defaultModels() {
+  if (process.env.AMT_SHARED) return path.join(process.env.AMT_SHARED, 'assets', 'models');
+  for (let dir = repo; ; dir = path.dirname(dir)) {
+    const p = path.join(dir, 'shared', 'assets', 'models');
+    if (fs.existsSync(p)) return p;
+    if (path.dirname(dir) === dir) return path.resolve(repo, '..', 'shared', 'assets', 'models');
+  }
+}
+
 function parseArgs(argv) {
   const o = {
-    models: process.env.AMT_SHARED ? path.join(process.env.AMT_SHARED, 'assets', 'models') : path.resolve(repo, '..', 'shared', 'assets', 'models'),
+    models: defaultModels(),
     ort: process.env.ORT_DIR || path.join(repo, '.cache', 'ortbench'),
-    count: 5, mintime: 1, warmup: 1, spin: true, run: null, list: false,
+    count: 5, mintime: 1, warmup: 1, spin: true, threads: 2, run: null, list: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i].replace(/^--?/, '');
@@ -91,6 +104,12 @@ function parseArgs(argv) {
         const v = val();
         if (v !== '0' && v !== '1') throw new Error(`flag -spin: ${JSON.stringify(v)} is not 0 or 1`);
         o.spin = v === '1';
+        break;
+      }
+      case 'threads': {
+        const v = val();
+        o.threads = Number(v);
+        if (!Number.isInteger(o.threads) || o.threads < 1) throw new Error(`flag -threads: ${JSON.stringify(v)} is not a positive integer`);
         break;
       }
       case 'run': o.run = new RegExp(val()); break;
@@ -137,7 +156,7 @@ async function bench(ort, sessions, w, o) {
   const file = modelPath(o, w.model);
   if (!sessions.has(file)) {
     if (!fs.existsSync(file)) throw new Error(`${w.name}: model ${file} not found (set -models or $AMT_SHARED)`);
-    const opts = { executionProviders: ['cpu'], intraOpNumThreads: 2, interOpNumThreads: 1 };
+    const opts = { executionProviders: ['cpu'], intraOpNumThreads: o.threads, interOpNumThreads: 1 };
     if (!o.spin) opts.extra = { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } };
     sessions.set(file, await ort.InferenceSession.create(file, opts));
   }
@@ -176,7 +195,7 @@ async function main() {
   }
   if (ws.length === 0) throw new Error(`no workload matches -run ${o.run}`);
   const ort = loadOrt(o.ort);
-  console.log(`# onnxruntime-node ${ort.env.versions?.node ?? '?'}, CPU, intraOpNumThreads 2, interOpNumThreads 1, ` +
+  console.log(`# onnxruntime-node ${ort.env.versions?.node ?? '?'}, CPU, intraOpNumThreads ${o.threads}, interOpNumThreads 1, ` +
     `spinning ${o.spin ? 'on' : 'off'}; ` +
     `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const sessions = new Map();

@@ -2,11 +2,13 @@ package ortbench
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,12 +21,10 @@ type workload struct {
 	name, model, batch, shape string
 }
 
-var (
-	// { name: 'squeezenet/b1', model: 'x.onnx', chw: [3, 224, 224], batch: 1 },
-	jsWorkload = regexp.MustCompile(`\{\s*name:\s*'([^']+)',\s*model:\s*'([^']+)',\s*chw:\s*\[([^\]]*)\],\s*batch:\s*(\d+)\s*\}`)
-	// {"squeezenet/b1", "x.onnx", 1, []int{3, 224, 224}},
-	goWorkload = regexp.MustCompile(`\{"([^"]+)",\s*"([^"]+)",\s*(\d+),\s*\[\]int\{([^}]*)\}\}`)
-)
+// goWorkload matches one entry of BenchmarkModels' benchCases:
+//
+//	{"squeezenet/b1", "x.onnx", 1, []int{3, 224, 224}},
+var goWorkload = regexp.MustCompile(`\{"([^"]+)",\s*"([^"]+)",\s*(\d+),\s*\[\]int\{([^}]*)\}\}`)
 
 func normShape(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, ",", " ")), ",")
@@ -32,16 +32,14 @@ func normShape(s string) string {
 
 func ortWorkloads(t *testing.T) []workload {
 	t.Helper()
-	src, err := os.ReadFile("ortbench.mjs")
+	all, err := Workloads()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ws []workload
-	for _, m := range jsWorkload.FindAllStringSubmatch(string(src), -1) {
-		ws = append(ws, workload{m[1], m[2], m[4], normShape(m[3])})
-	}
-	if len(ws) == 0 {
-		t.Fatal("ortbench.mjs: no workloads found (has the WORKLOADS table changed form?)")
+	for _, w := range all {
+		shape := fmt.Sprint(w.CHW)
+		ws = append(ws, workload{w.Name, w.Model, strconv.Itoa(w.Batch), normShape(shape[1 : len(shape)-1])})
 	}
 	return ws
 }
@@ -88,11 +86,43 @@ func TestWorkloadModelsExist(t *testing.T) {
 	}
 }
 
+// TestModelPath checks that Workloads' model paths, as hostinfo resolves
+// them, are files: the shared assets' models and nn/testdata/models.
+func TestModelPath(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	ws, err := Workloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdata := 0
+	for _, w := range ws {
+		p := w.ModelPath(assets, repo)
+		if strings.HasPrefix(w.Model, "testdata:") {
+			testdata++
+			if !strings.HasPrefix(p, filepath.Join(repo, "nn", "testdata", "models")+string(filepath.Separator)) {
+				t.Errorf("workload %q: path %s is not in nn/testdata/models", w.Name, p)
+			}
+		}
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("workload %q: %v", w.Name, err)
+		}
+	}
+	if testdata == 0 {
+		t.Error("no testdata: workload (the ViT and ConvNeXt are expected)")
+	}
+}
+
 // TestTable checks compare.sh's table on saved benchmark outputs: ms/img is
 // taken from the right column, repeated lines (-count) give their median
 // (numerically sorted; odd and even counts), the GOMAXPROCS suffix of Go's
-// names is dropped, failed or missing benchmarks show n/a, Go-only
-// workloads come last, and an empty Go output leaves the amt column n/a.
+// names is dropped, each kernel set gets its columns and amt/ORT, failed
+// or missing benchmarks show n/a, Go-only workloads come last, empty
+// outputs leave their columns n/a, and GFLOP/s and % of peak are derived
+// from hostinfo's flops per image and peak (n/a without them).
 func TestTable(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not available")
@@ -101,27 +131,32 @@ func TestTable(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ goOut, golden string }{
-		{"testdata/go.txt", "testdata/table.golden"},
-		{empty, "testdata/table_nogo.golden"},
+	for _, tc := range []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{"testdata/ort.txt", "testdata/host.txt", "avx512=testdata/go.txt", "avx2=testdata/go2.txt"}, "testdata/table.golden"},
+		{[]string{"testdata/ort.txt", empty, "avx2=" + empty}, "testdata/table_nohost.golden"},
 	} {
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command("bash", "compare.sh", "-table", tc.goOut, "testdata/ort.txt")
+		cmd := exec.Command("bash", append([]string{"compare.sh", "-table"}, tc.args...)...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("compare.sh -table %s: %v\n%s", tc.goOut, err, stderr.String())
+			t.Fatalf("compare.sh -table %v: %v\n%s", tc.args, err, stderr.String())
 		}
 		want, err := os.ReadFile(tc.golden)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := stdout.String(); got != string(want) {
-			t.Errorf("compare.sh -table %s:\n%s\nwant (%s):\n%s", tc.goOut, got, tc.golden, want)
+			t.Errorf("compare.sh -table %v:\n%s\nwant (%s):\n%s", tc.args, got, tc.golden, want)
 		}
 	}
 	// Wrong usage is an error naming the usage, not a table.
-	out, err := exec.Command("bash", "compare.sh", "-table", "testdata/go.txt").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "usage: compare.sh -table") {
-		t.Errorf("compare.sh -table with one file: err %v, output %q; want a usage error", err, out)
+	for _, args := range [][]string{{"testdata/ort.txt", "testdata/host.txt"}, {"testdata/ort.txt", "testdata/host.txt", "testdata/go.txt"}} {
+		out, err := exec.Command("bash", append([]string{"compare.sh", "-table"}, args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "compare.sh") {
+			t.Errorf("compare.sh -table %v: err %v, output %q; want a usage error", args, err, out)
+		}
 	}
 }

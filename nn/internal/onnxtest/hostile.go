@@ -1,6 +1,7 @@
 package onnxtest
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -236,6 +237,20 @@ func Hostile() []Case {
 			{Name: "g", Op: "Gather", In: []string{"x", "xi"}, Out: []string{"y"}, Attrs: []Attr{Int("axis", 1)}}}, Inputs: x, Outputs: y}.Bytes(), "must be a constant"},
 		{"Resize by scales of NaN", one(13, Node{Op: "Resize", In: []string{"x", "", "sc"}}, F32("sc", []int64{4}, 1, 1, float32(math.NaN()), 2)), "NaN long"},
 		{"Cast to data type 99", one(13, Node{Op: "Cast", In: []string{"x"}, Attrs: []Attr{Int("to", 99)}}), `"to" = 99`},
+		{"ten ConstantOfShape of 3x4096x4096 added (10 x 201 MB computed at load time)", func() []byte {
+			m := Model{Opset: 13, Inits: []Tensor{I64("s", []int64{4}, 1, 3, 4096, 4096)}, Inputs: x, Outputs: y}
+			prev := "x"
+			for i := range 10 {
+				c, sum := fmt.Sprint("c", i), fmt.Sprint("s", i)
+				if i == 9 {
+					sum = "y"
+				}
+				m.Nodes = append(m.Nodes, Node{Name: c, Op: "ConstantOfShape", In: []string{"s"}, Out: []string{c}},
+					Node{Name: "add" + c, Op: "Add", In: []string{prev, c}, Out: []string{sum}})
+				prev = sum
+			}
+			return m.Bytes()
+		}(), "constants computed at load time would need"},
 	}
 }
 
