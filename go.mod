@@ -6,6 +6,7 @@ require (
 	github.com/chewxy/hm v1.0.0
 	github.com/ebitengine/purego v0.10.2
 	github.com/owulveryck/onnx-go v0.5.0
+	golang.org/x/image v0.24.0
 	golang.org/x/sync v0.11.0
 	golang.org/x/sys v0.30.0
 	golang.org/x/term v0.27.0
@@ -38,7 +39,6 @@ require (
 	github.com/xtgo/set v1.0.0 // indirect
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6 // indirect
 	golang.org/x/exp v0.0.0-20241009180824-f66d83c29e7c // indirect
-	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
 	gorgonia.org/cu v0.9.4 // indirect

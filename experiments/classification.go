@@ -323,7 +323,7 @@ func (e *onlineEnv) Evaluate(_ context.Context, image int, v scenario.Variant) (
 }
 
 func classOutcome(orig, follow, label int) Outcome {
-	o := Outcome{Violated: orig != follow}
+	o := Outcome{Violated: orig != follow, PredOriginal: orig, PredModified: follow, Label: label}
 	if label >= 0 {
 		if orig == label {
 			o.OriginalScore = 1

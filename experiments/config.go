@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/experiments/gate"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -66,6 +68,11 @@ type Config struct {
 	// when it exists and saves it afterwards (the paper's "load existing
 	// or initialise new bandit", for continuous integration).
 	State string
+	// Gallery is the number of violating cases per MR drawn into
+	// Output/gallery/ (0 = no gallery).
+	Gallery int
+	// Check configures amt check (Experiment.Check).
+	Check CheckConfig
 	// Tune, when it has seeds, is how amt tune chooses agents' options
 	// (see TuneConfig).
 	Tune TuneConfig
@@ -102,6 +109,9 @@ type SUTConfig struct {
 	Mean, Std               [3]float64
 	// BatchSize caps the images per model run (0 = whole batches).
 	BatchSize int
+	// Labels, when set, is a file naming the classes, one per line in
+	// class index order (classification; overrides the data set's names).
+	Labels string
 	// Device is where the model runs: cpu, cuda or cuda,cpu (see
 	// nn.LoadOptions).
 	Device string
@@ -141,6 +151,38 @@ type FeaturesConfig struct {
 	Output string
 	// Device is where the model runs (kind model): cpu, cuda or cuda,cpu.
 	Device string
+}
+
+// CheckConfig configures amt check: which agent runs, for how long, and
+// the conditions that fail the check (see package gate).
+type CheckConfig struct {
+	// Agent is the id of the agent that runs (default: the first);
+	// Seed the session's seed (default: the first of seeds).
+	Agent string
+	Seed  uint64
+	// Budget is the session's iterations (0 = iterations, or passes ×
+	// images); Time, when not zero, ends it earlier.
+	Budget int
+	Time   time.Duration
+	// FailRate, when set, is the highest passing overall violation rate;
+	// FailMR the highest passing rate per relation.
+	FailRate *float64
+	FailMR   map[string]float64
+	// Baseline, when set, is the results folder of a previous run to
+	// compare with; Margin (percentage points) and Alpha configure the
+	// regression conditions.
+	Baseline      string
+	Margin, Alpha float64
+}
+
+// Conditions returns the check's conditions for package gate (regression
+// conditions only with a baseline).
+func (c CheckConfig) Conditions() gate.Conditions {
+	g := gate.Conditions{Rate: c.FailRate, MR: c.FailMR}
+	if c.Baseline != "" {
+		g.Regression = &gate.Regression{MarginPP: c.Margin, Alpha: c.Alpha}
+	}
+	return g
 }
 
 // extractor returns the kind of the extractor part of the context, ""

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -611,4 +612,99 @@ func (p *parser) checkAgentOptions(item string, spec AgentSpec) error {
 		}
 	}
 	return nil
+}
+
+// uintValue reads a non-negative integer (a seed).
+func uintValue() reader[uint64] {
+	return reader[uint64]{want: "a non-negative integer", parse: func(p *parser, n *yaml.Node, key string) (uint64, error) {
+		s, err := p.scalar(n, key)
+		if err != nil {
+			return 0, err
+		}
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, p.errf(n, key, "%q is not a non-negative integer", s)
+		}
+		return v, nil
+	}}
+}
+
+// maxDuration bounds a time budget.
+const maxDuration = 7 * 24 * time.Hour
+
+// duration reads a positive Go duration ("90s", "1m30s").
+func duration() reader[time.Duration] {
+	want := "a duration such as 90s or 1m30s (at most 168h)"
+	return reader[time.Duration]{want: want, parse: func(p *parser, n *yaml.Node, key string) (time.Duration, error) {
+		s, err := p.scalar(n, key)
+		if err != nil {
+			return 0, err
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 || d > maxDuration {
+			return 0, p.errf(n, key, "%q is not %s", s, want)
+		}
+		return d, nil
+	}}
+}
+
+// optRate reads a rate in [0, 1] into an optional value.
+func optRate() reader[*float64] {
+	r := floatIn(0, 1)
+	return reader[*float64]{want: r.want, parse: func(p *parser, n *yaml.Node, key string) (*float64, error) {
+		v, err := r.parse(p, n, key)
+		if err != nil {
+			return nil, err
+		}
+		return &v, nil
+	}}
+}
+
+// openUnit reads a number in (0, 1).
+func openUnit() reader[float64] {
+	want := "a number in (0, 1)"
+	return reader[float64]{want: want, parse: func(p *parser, n *yaml.Node, key string) (float64, error) {
+		s, err := p.scalar(n, key)
+		if err != nil {
+			return 0, err
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v > 0 && v < 1) {
+			return 0, p.errf(n, key, "%q is not %s", s, want)
+		}
+		return v, nil
+	}}
+}
+
+// mrRates reads a mapping of the action set's relations to rates in [0, 1].
+func mrRates() reader[map[string]float64] {
+	rate := floatIn(0, 1)
+	return reader[map[string]float64]{want: "a mapping of relation: rate in [0, 1], the relations of the action set",
+		parse: func(p *parser, n *yaml.Node, key string) (map[string]float64, error) {
+			if n.Kind != yaml.MappingNode {
+				return nil, p.errf(n, key, "want a mapping of relation: rate, got %s", kindName(n))
+			}
+			mrs := p.cfg.Scenario.Actions()
+			out := map[string]float64{}
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				k, v := n.Content[j], n.Content[j+1]
+				if k.Kind != yaml.ScalarNode {
+					return nil, p.errf(k, key, "want a relation, got %s", kindName(k))
+				}
+				full := key + "." + k.Value
+				if !slices.Contains(mrs, k.Value) {
+					return nil, p.errf(k, full, "%q is not a relation of the action set (%s)%s", k.Value, strings.Join(mrs, ", "), didYouMean(k.Value, mrs))
+				}
+				if _, dup := out[k.Value]; dup {
+					return nil, p.errf(k, full, "relation given twice")
+				}
+				r, err := rate.parse(p, v, full)
+				if err != nil {
+					return nil, err
+				}
+				out[k.Value] = r
+				p.cfg.pos[full] = pos{v.Line, v.Column}
+			}
+			return out, nil
+		}}
 }

@@ -269,7 +269,7 @@ func (d detection) outcome(img rgb.Image, gt []sut.Annotation, srcDets []sut.Det
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Violated: v.Violated, OriginalScore: v.MapOriginal, ModifiedScore: v.MapTransformed}, nil
+	return Outcome{Violated: v.Violated, OriginalScore: v.MapOriginal, ModifiedScore: v.MapTransformed, PredOriginal: -1, PredModified: -1, Label: -1}, nil
 }
 
 // detectionEnv answers the loop by running a detector, as the original's

@@ -83,6 +83,23 @@
 // logs. A cancelled run leaves the logs of completed seeds and no summary;
 // every file is written atomically.
 //
+// Run also draws the first violations of each MR of its first agent's
+// first seed (the gallery key) as contact sheets in
+// gallery/<agent id>/<mr>.png (gallery.go); its agent folders hold only
+// the files above.
+//
+// # Checks
+//
+// Experiment.Check is amt check, the metamorphic test gate for continuous
+// integration (check.go): one session of the check agent, online, with an
+// iteration budget and optionally a time budget (loopOptions.Deadline),
+// continuing from the agent's state file when there is one and saving it
+// after; package gate then judges the absolute conditions and, against a
+// baseline result folder, the regression conditions. It writes the result
+// files of a one-seed run, every violation of the session, the gallery and
+// check.json (record.Check); package plots turns them into summary.md and
+// junit.xml.
+//
 // # The sweep and its cache
 //
 // The sweep (sweep.go) runs every follow-up of every image through the

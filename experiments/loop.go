@@ -78,6 +78,10 @@ type Env interface {
 type Outcome struct {
 	Violated                     bool
 	OriginalScore, ModifiedScore float64
+	// PredOriginal and PredModified are a classifier's top-1 classes on
+	// the source and the follow-up, Label the source's label; −1 when
+	// unknown (always for detection). Reports of violations show them.
+	PredOriginal, PredModified, Label int
 }
 
 // Step is one iteration of a run, as reported to SeedsOptions.Trace.
@@ -86,6 +90,8 @@ type Step struct {
 	Image     int
 	Choice    Choice
 	Violated  bool
+	// Outcome is the follow-up's whole outcome (Violated is its verdict).
+	Outcome Outcome
 	// Variant is the follow-up's key ("rotation:-30"), Cost the
 	// scenario's main cost of its verdict (scenario.Scenario.MainCost).
 	Variant string
@@ -110,6 +116,10 @@ type loopOptions struct {
 	LogInterval int
 	// Trace, when set, is called after every iteration.
 	Trace func(Step)
+	// Deadline, when not zero, ends the run after the iteration during
+	// which it passed (a time budget): the run's counts and log are those
+	// of the iterations done. At least one iteration runs.
+	Deadline time.Time
 	// Contexts puts every iteration's context into its Step.
 	Contexts bool
 }
@@ -190,6 +200,12 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		if it > 0 && !opt.Deadline.IsZero() && !time.Now().Before(opt.Deadline) {
+			if n := len(res.Log); n == 0 || res.Log[n-1].Iteration != run.Iterations {
+				res.Log = append(res.Log, logLine(opt.AgentName, sc.Name, run, totalReward))
+			}
+			break
+		}
 		img := order[it]
 		t0 := time.Now()
 		if err := env.Load(ctx, img); err != nil {
@@ -243,7 +259,7 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		run.OriginalScore += out.OriginalScore
 		run.ModifiedScore += out.ModifiedScore
 		if opt.Trace != nil {
-			st := Step{Iteration: it + 1, Image: img, Choice: ch, Violated: out.Violated, Variant: v.Key(), Cost: sc.MainCost(v.Arm, out.Violated)}
+			st := Step{Iteration: it + 1, Image: img, Choice: ch, Violated: out.Violated, Outcome: out, Variant: v.Key(), Cost: sc.MainCost(v.Arm, out.Violated)}
 			if opt.Contexts {
 				st.Context = cv
 				if !readsContext {

@@ -53,6 +53,12 @@ type Experiment struct {
 	featureKey    any
 	// sha256 of the SUT model, the data and the feature model ("" without one)
 	modelHash, dataHash, featHash string
+
+	// data is the whole data set (for the ids and images of the gallery);
+	// classes names its classes by index (sut.labels, else the data set's
+	// names; nil when there are none).
+	data    data.Source
+	classes []string
 	// after is the experiment with the SUT after the change of a
 	// regression experiment (nil otherwise); afterTable its table, once
 	// swept.
@@ -106,6 +112,10 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 			budget = data.DefaultMaxPixels
 		}
 		e.budget = newImageBudget(budget, sz.Size)
+	}
+	e.data = src
+	if e.classes, err = classNames(cfg, src); err != nil {
+		return nil, err
 	}
 	e.full = data.Images{Source: src}
 	e.src = limited{source: e.full, n: n}
@@ -349,7 +359,7 @@ func (e *Experiment) meta() record.Meta {
 		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
 		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
 		Features: record.FeaturesMeta{Kind: cfg.Features.kind()},
-		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len()},
+		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len(), Classes: e.classes},
 		Scenario: record.DescribeScenario(cfg.Scenario),
 		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
 		Version: record.Version(),
@@ -505,7 +515,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		}
 		return e.runRegression(ctx, env, after, log, progress)
 	}
-	for _, a := range cfg.Agents {
+	for i, a := range cfg.Agents {
 		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
 		newAgent, o := e.seedsSetup(a, env, log)
 		if progress != nil {
@@ -514,8 +524,12 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			progress(stage, 0, total)
 			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}
+		vlog := e.galleryLog(i, &o)
 		sum, err := RunSeeds(ctx, env, cfg.Scenario, newAgent, filepath.Join(cfg.Output, a.ID), o)
 		if err != nil {
+			return err
+		}
+		if err := e.drawRunGallery(ctx, a.ID, vlog); err != nil {
 			return err
 		}
 		e.logSummary(log, a, sum)

@@ -105,7 +105,7 @@ func NewReplayEnv(rows []record.Verdict, features []float32, layout bandit.Layou
 // 1 when the prediction equals a known label; detection scores are the
 // per-image mAPs.
 func outcomeOf(r record.Verdict) Outcome {
-	o := Outcome{Violated: r.Violation}
+	o := Outcome{Violated: r.Violation, PredOriginal: r.PredOriginal, PredModified: r.PredTransformed, Label: r.Label}
 	if !math.IsNaN(r.MapOriginal) {
 		o.OriginalScore, o.ModifiedScore = r.MapOriginal, r.MapTransformed
 		return o

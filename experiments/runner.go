@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
@@ -29,6 +30,9 @@ type SeedsOptions struct {
 	StateDir string
 	// Trace, when set, receives every iteration of every seed.
 	Trace func(seed uint64, s Step)
+	// Deadline, when not zero, ends each run after the iteration during
+	// which it passed (loopOptions.Deadline).
+	Deadline time.Time
 	// Identity is the run's, written into every result file.
 	Identity record.Identity
 	// LogDecisions writes every decision of seed n, with its context,
@@ -84,7 +88,7 @@ func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(s
 	if err != nil {
 		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 	}
-	lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Contexts: o.LogDecisions}
+	lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Contexts: o.LogDecisions, Deadline: o.Deadline}
 	var decisions []record.Decision
 	if o.Trace != nil || o.LogDecisions {
 		variantIndex := map[string]int{}

@@ -142,12 +142,19 @@ func (e *Experiment) RunShard(ctx context.Context, sh Shard, log io.Writer, prog
 		defer cp.close()
 		for _, j := range todo {
 			l := &seedLine{Index: j, Seed: cfg.Seeds[j]}
-			for _, a := range cfg.Agents {
+			for i, a := range cfg.Agents {
 				newAgent, o := e.seedsSetup(a, env, log)
 				o.Trace = trace
+				var vlog *violationLog // the shard of the first seed draws Run's gallery
+				if j == 0 {
+					vlog = e.galleryLog(i, &o)
+				}
 				w := &shardLogs{dir: filepath.Join(cfg.Output, a.ID)}
 				run, tm, err := runSeed(ctx, env, cfg.Scenario, newAgent, w, o, l.Seed)
 				if err != nil {
+					return st, err
+				}
+				if err := e.drawRunGallery(ctx, a.ID, vlog); err != nil {
 					return st, err
 				}
 				l.Agents = append(l.Agents, agentRun{Agent: a.ID, Run: run, Timing: tm, Log: w.sum})

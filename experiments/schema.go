@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -136,6 +137,8 @@ var schema = []key{
 		doc: "per-channel standard deviation dividing the centred values (default: ImageNet's)"},
 	{path: "sut.batch_size", study: studyClassification, def: "0", val: bind(intIn(0, 1<<16), func(c *Config) *int { return &c.SUT.BatchSize }),
 		doc: "the most images per model run (0 = a whole batch: an image and all its follow-ups)"},
+	{path: "sut.labels", study: studyClassification, val: bind(filePath(nil), func(c *Config) *string { return &c.SUT.Labels }),
+		doc: "a text file naming the classes, one per line in class index order, for reports and the gallery (default: the data set's names, e.g. CIFAR-10's batches.meta.txt; a folder of images has none)"},
 	{path: "sut.device", def: "cpu", val: bind(oneOf(nn.DeviceNames), func(c *Config) *string { return &c.SUT.Device }),
 		doc: "where the model runs: cpu, cuda (an NVIDIA GPU, in an amt built with -tags gpu; a failure of the GPU stops the run) or cuda,cpu (the GPU, and the CPU from the first failure on); tables computed on a GPU are cached apart"},
 	{path: "sut.score_threshold", study: studyDetection, def: "0.005", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.SUT.Detection.ScoreThreshold }),
@@ -212,6 +215,50 @@ var schema = []key{
 		doc: "concurrent sweep workers, each with its own copy of the model (0 = one per core)"},
 	{path: "state", defDoc: "none: every run starts afresh", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.State }),
 		doc: "a folder of agent state files <state>/<agent id>/seed-<n>.state: each run continues from its file when there is one and saves it afterwards (the paper's \"load existing or initialise new bandit\", for continuous integration)"},
+	{path: "gallery", def: "6", val: bind(intIn(0, 100), func(c *Config) *int { return &c.Gallery }),
+		doc: "violating cases per MR drawn into gallery/<agent>/<mr>.png (source and follow-up side by side): amt check draws its session's first ones, amt run those of the first agent's first seed; 0 = no gallery"},
+
+	{path: "check", compute: func(c *Config) { c.Check = defaultCheck(c) }, defDoc: "the defaults of its keys",
+		val: section("a mapping"), doc: "amt check, the test gate for continuous integration: an online session with a budget, then pass/fail conditions (exit status 0 pass, 1 fail)"},
+	{path: "check.agent", compute: func(c *Config) { c.Check.Agent = c.Agents[0].ID }, defDoc: "the first agent",
+		val: bind(nonEmpty("an agent id of agents"), func(c *Config) *string { return &c.Check.Agent }),
+		check: func(c *Config) string {
+			var ids []string
+			for _, a := range c.Agents {
+				ids = append(ids, a.ID)
+			}
+			if !slices.Contains(ids, c.Check.Agent) {
+				return fmt.Sprintf("%q is not the id of an agent of agents (%s)%s", c.Check.Agent, strings.Join(ids, ", "), didYouMean(c.Check.Agent, ids))
+			}
+			return ""
+		},
+		doc: "the agent that tests (its state is loaded from and saved to state)"},
+	{path: "check.seed", compute: func(c *Config) { c.Check.Seed = c.Seeds[0] }, defDoc: "the first of seeds",
+		val: bind(uintValue(), func(c *Config) *uint64 { return &c.Check.Seed }),
+		doc: "the session's seed: it fixes the image order and the agent's draws, and names the state file"},
+	{path: "check.budget", def: "0", val: bind(intIn(0, math.MaxInt32), func(c *Config) *int { return &c.Check.Budget }),
+		check: func(c *Config) string {
+			if c.Data.Limit > 0 && c.Check.Budget > c.Passes*c.Data.Limit {
+				return fmt.Sprintf("%d is more than passes × data.limit = %d", c.Check.Budget, c.Passes*c.Data.Limit)
+			}
+			return ""
+		},
+		doc: "the session's iterations (0 = iterations, or passes × images); amt check -budget overrides it"},
+	{path: "check.time", val: bind(duration(), func(c *Config) *time.Duration { return &c.Check.Time }),
+		defDoc: "none", doc: "a wall-clock budget (1m30s): the session ends after the iteration during which it ran out, or at the iteration budget; amt check -time overrides it"},
+	{path: "check.fail_on", val: section("a mapping"), doc: "absolute conditions: the check fails when a violation rate exceeds its limit"},
+	{path: "check.fail_on.violation_rate", val: bind(optRate(), func(c *Config) **float64 { return &c.Check.FailRate }),
+		defDoc: "none", doc: "the highest passing overall violation rate of the session (a fraction: 0.3 = 30 %)"},
+	{path: "check.fail_on.mr", val: bind(mrRates(), func(c *Config) *map[string]float64 { return &c.Check.FailMR }),
+		defDoc: "none", doc: "the highest passing violation rate per relation of the action set ({flipud: 0.6}); a relation the session did not try is skipped"},
+	{path: "check.baseline", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.Check.Baseline }),
+		defDoc: "none", doc: "the results folder of a previous run (amt check or amt run) to compare with, relative to the working directory; amt check -baseline overrides it"},
+	{path: "check.regression", compute: func(c *Config) { c.Check.Margin, c.Check.Alpha = 2, 0.05 }, defDoc: "the defaults of its keys",
+		val: section("a mapping"), doc: "regression conditions (with a baseline): an MR fails when its violation rate rose by more than margin with statistical support"},
+	{path: "check.regression.margin", def: "2", val: bind(floatIn(0, 100), func(c *Config) *float64 { return &c.Check.Margin }),
+		doc: "the tolerated rise of an MR's violation rate, in percentage points (stratified by parameter value)"},
+	{path: "check.regression.alpha", def: "0.05", val: bind(openUnit(), func(c *Config) *float64 { return &c.Check.Alpha }),
+		doc: "the significance level of the one-sided exact tests, after Holm's adjustment over the MRs compared"},
 
 	{path: "tune", val: section("a mapping"), check: tuneSection,
 		doc: "hyper-parameter tuning (amt tune): each grid's settings run on the tuning seeds, the best mean violation rate is chosen, then every agent runs on seeds with the chosen options (mode replay; amt run refuses the file)"},
@@ -232,6 +279,11 @@ var schema = []key{
 		doc: "passes over the images after the change"},
 	{path: "regression.window", def: "200", val: bind(intIn(1, math.MaxInt32), func(c *Config) *int { return &c.Regression.Window }),
 		doc: "the first iterations after the change whose violation rate the report gives (how fast an agent adapts)"},
+}
+
+// defaultCheck is the check section's defaults.
+func defaultCheck(c *Config) CheckConfig {
+	return CheckConfig{Agent: c.Agents[0].ID, Seed: c.Seeds[0], Margin: 2, Alpha: 0.05}
 }
 
 // relationNames lists package mr's relations.

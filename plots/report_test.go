@@ -736,3 +736,44 @@ func TestExperimentKind(t *testing.T) {
 		}
 	}
 }
+
+// The gallery section links each sheet amt run drew, per agent, MRs in
+// scenario order (here without run.json: by name), and is absent when
+// there are none.
+func TestRenderGallerySection(t *testing.T) {
+	dir := renderTiny(t, Options{})
+	md, err := os.ReadFile(filepath.Join(dir, record.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(md), "## Gallery of violations") {
+		t.Error("a report without sheets has a gallery section")
+	}
+	for _, mr := range []string{"rotation", "blur"} {
+		p := filepath.Join(dir, filepath.FromSlash(record.GalleryFile("cover", mr)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("png"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md, err = os.ReadFile(filepath.Join(dir, record.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(md)
+	i := strings.Index(s, "## Gallery of violations")
+	blur := strings.Index(s, "![blur: violating cases of agent cover](gallery/cover/blur.png)")
+	rot := strings.Index(s, "![rotation: violating cases of agent cover](gallery/cover/rotation.png)")
+	if i < 0 || blur < i || rot < blur || !strings.Contains(s[i:], "### Agent cover") {
+		t.Errorf("gallery section: %d, blur %d, rotation %d:\n%s", i, blur, rot, s[max(i, 0):])
+	}
+}

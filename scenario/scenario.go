@@ -15,6 +15,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -157,6 +158,18 @@ func (s Scenario) Keys() []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		out[i] = v.Key()
+	}
+	return out
+}
+
+// Actions returns the arms' actions (for amt, the relations), each once,
+// in arm order.
+func (s Scenario) Actions() []string {
+	var out []string
+	for _, a := range s.Arms {
+		if !slices.Contains(out, a.Action) {
+			out = append(out, a.Action)
+		}
 	}
 	return out
 }

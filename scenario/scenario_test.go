@@ -64,6 +64,9 @@ func TestVariants(t *testing.T) {
 	if got := strings.Join(s.Keys(), " "); got != strings.Join(want, " ") {
 		t.Fatalf("keys %s, want %s", got, want)
 	}
+	if got := strings.Join(s.Actions(), " "); got != "banner discount" {
+		t.Errorf("actions %s, want banner discount (each once, in arm order)", got)
+	}
 	for i, v := range s.Variants() {
 		got, err := s.Variant(v.Arm, v.Param)
 		if err != nil || got.Index != i || got.Key() != want[i] || (got.Param >= 0) != s.Arms[v.Arm].Hierarchical() {

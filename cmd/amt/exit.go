@@ -49,9 +49,12 @@ func exitCode(err error) int {
 	var uErr usageError
 	var modelErr *nn.ModelError
 	var tooLarge *data.TooLargeError
+	var own *exitStatusError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &own): // amt check's: 2 for any error, 1 for a failing check
+		return own.code
 	case errors.As(err, &modelErr), errors.As(err, &tooLarge):
 		return exitFailure
 	case errors.Is(err, errUsage), errors.As(err, &uErr), errors.As(err, &cfgErr):

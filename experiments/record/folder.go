@@ -25,6 +25,8 @@ import (
 //	regression.json            a regression experiment's SUT change (Regression, regression.go)
 //	sweep-after.csv            its verdict table of the SUT after the change
 //	report.md, figures/, tables/  written by the plots package
+//	check.json, summary.md, junit.xml, <agent>/violations.jsonl, gallery/
+//	                           amt check's decision and the violations (check.go)
 //
 // Writers and readers use these names; nobody else spells them. Every file
 // belongs to one run, named by its Identity: run.json, summary.json and
@@ -162,6 +164,10 @@ type DataMeta struct {
 	File
 	// Images is the number of images used (after any limit).
 	Images int `json:"images"`
+	// Classes names the classes by class index (CIFAR-10's
+	// batches.meta.txt, COCO's categories in ascending id, or sut.labels);
+	// empty when the data set has none (image folders).
+	Classes []string `json:"classes,omitempty"`
 }
 
 // AgentMeta is one agent of the experiment.

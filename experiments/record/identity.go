@@ -120,12 +120,13 @@ func CreateAgentFolder(dir string, id Identity) (*AgentFolder, error) {
 }
 
 // IsAgentFile reports whether name is the name of a file of an agent's
-// result folder: summary.json, timing.json, a progress log or a decision
-// log.
+// result folder: summary.json, timing.json, a progress log, a decision
+// log, or the violations an amt check found (violations.jsonl, written
+// into the folder after it is committed).
 func IsAgentFile(name string) bool {
 	_, log := ParseLogFile(name)
 	_, decisions := parseDecisionsFile(name)
-	return log || decisions || name == SummaryFile || name == TimingFile
+	return log || decisions || name == SummaryFile || name == TimingFile || name == ViolationsFile
 }
 
 // checkAgentFolder returns an error when dir exists and is not a folder

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/plots"
+)
+
+// Exit statuses of amt check (and, for 0 and 1, of every other command:
+// they exit 1 on any error).
+const (
+	exitPass  = 0 // the check passed
+	exitFail  = 1 // the check ran and a condition failed
+	exitError = 2 // no decision: bad flags or configuration, unreadable model, data or baseline
+)
+
+// exitStatusError is an error that sets the process's exit status.
+type exitStatusError struct {
+	code int
+	err  error
+}
+
+func (e *exitStatusError) Error() string { return e.err.Error() }
+func (e *exitStatusError) Unwrap() error { return e.err }
+
+// errCheckFailed is the error of a check whose verdict is fail.
+var errCheckFailed = errors.New("check failed")
+
+const checkSynopsis = `-config FILE [-budget N] [-time D] [-baseline DIR] [-out DIR] [flags]
+
+amt check is a metamorphic test gate for model CI: one adaptive testing
+session of the configured agent on the model (online: the model runs), with
+a budget, continuing from the agent state a previous check saved (state, or
+OUT/state) and saving it again; then the conditions of check.fail_on and,
+with a baseline, the regression conditions. It writes the usual result
+files and check.json, summary.md (verdict first, for a CI job summary),
+junit.xml (a suite per MR, a case per MR and parameter value) and gallery/
+(contact sheets of violating cases) into OUT.
+
+Exit status: 0 the check passed, 1 a condition failed, 2 an error (bad
+flags or configuration, unreadable model, data or baseline: no decision).`
+
+// cmdCheck runs amt check. Its errors carry exit status 2, a failing
+// verdict exit status 1.
+func cmdCheck(ctx context.Context, env *cliEnv, args []string) error {
+	err := runCheck(ctx, env, args)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp), errors.Is(err, errCheckFailed):
+		return err
+	}
+	return &exitStatusError{code: exitError, err: err}
+}
+
+// mrLimits is the value of -fail-mr: relation=rate pairs, repeatable or
+// separated by commas.
+type mrLimits map[string]float64
+
+func (m mrLimits) String() string {
+	var s []string
+	for k, v := range m {
+		s = append(s, k+"="+strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return strings.Join(s, ",")
+}
+
+func (m mrLimits) Set(v string) error {
+	for _, kv := range strings.Split(v, ",") {
+		k, r, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		f, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+		if !ok || k == "" || err != nil || !(f >= 0 && f <= 1) {
+			return fmt.Errorf("%q: want MR=RATE with a rate in [0, 1], e.g. flipud=0.6", kv)
+		}
+		m[k] = f
+	}
+	return nil
+}
+
+// rateFlag is an optional rate in [0, 1].
+type rateFlag struct{ v *float64 }
+
+func (r *rateFlag) String() string {
+	if r.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*r.v, 'g', -1, 64)
+}
+
+func (r *rateFlag) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= 0 && f <= 1) {
+		return fmt.Errorf("%q: want a rate in [0, 1], e.g. 0.3", s)
+	}
+	r.v = &f
+	return nil
+}
+
+func runCheck(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "check", checkSynopsis)
+	config := fs.String("config", "", "experiment configuration (YAML); its check section configures the gate")
+	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	budget := fs.Int("budget", -1, "iterations of the session (default: check.budget)")
+	timeBudget := fs.Duration("time", 0, "wall-clock budget, e.g. 45s (default: check.time); the session ends after the iteration during which it ran out")
+	baseline := fs.String("baseline", "", "results folder of a previous check or run: fail MRs whose violation rate rose significantly (default: check.baseline)")
+	out := fs.String("out", "", "results folder (default: output)")
+	state := fs.String("state", "", "agent state folder (default: state, else OUT/state)")
+	agent := fs.String("agent", "", "id of the agent that tests (default: check.agent)")
+	var failRate rateFlag
+	fs.Var(&failRate, "fail-rate", "fail when the overall violation rate exceeds this (default: check.fail_on.violation_rate)")
+	failMR := mrLimits{}
+	fs.Var(failMR, "fail-mr", "fail when an MR's violation rate exceeds its limit: MR=RATE[,MR=RATE] (added to check.fail_on.mr)")
+	margin := fs.Float64("margin", -1, "tolerated rise of an MR's violation rate over the baseline, in percentage points (default: check.regression.margin)")
+	alpha := fs.Float64("alpha", 0, "significance level of the regression tests after Holm's adjustment (default: check.regression.alpha)")
+	replay := fs.Bool("replay", false, "answer from the cached exhaustive sweep instead of running the model (for trying conditions on known tables)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *config == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return errors.New("check: want -config FILE and no arguments")
+	}
+	if *budget < -1 || *timeBudget < 0 || (*margin != -1 && !(*margin >= 0 && *margin <= 100)) || (*alpha != 0 && !(*alpha > 0 && *alpha < 1)) {
+		return errors.New("check: -budget must be ≥ 0, -time ≥ 0, -margin in [0, 100] and -alpha in (0, 1)")
+	}
+	cfg, err := experiments.LoadConfig(*config, *assets)
+	if err != nil {
+		return err
+	}
+	cc := &cfg.Check
+	if *budget >= 0 {
+		cc.Budget = *budget
+	}
+	if *timeBudget > 0 {
+		cc.Time = *timeBudget
+	}
+	if *baseline != "" {
+		cc.Baseline = *baseline
+	}
+	if *out != "" {
+		cfg.Output = *out
+	}
+	if *state != "" {
+		cfg.State = *state
+	}
+	if *agent != "" {
+		cc.Agent = *agent
+	}
+	if failRate.v != nil {
+		cc.FailRate = failRate.v
+	}
+	if len(failMR) > 0 {
+		mrs := cfg.Scenario.Actions()
+		for k := range failMR {
+			if !slices.Contains(mrs, k) {
+				return fmt.Errorf("check: -fail-mr: %q is not a relation of the action set %s (%s)", k, cfg.Scenario.Name, strings.Join(mrs, ", "))
+			}
+		}
+		m := map[string]float64{}
+		for k, v := range cc.FailMR {
+			m[k] = v
+		}
+		for k, v := range failMR {
+			m[k] = v
+		}
+		cc.FailMR = m
+	}
+	if *margin >= 0 {
+		cc.Margin = *margin
+	}
+	if *alpha > 0 {
+		cc.Alpha = *alpha
+	}
+	exp, err := experiments.Prepare(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	p := experiments.NewProgress(env.stderr)
+	start := time.Now()
+	res, err := exp.Check(ctx, env.stderr, p.Report, experiments.CheckOptions{Replay: *replay})
+	p.Done()
+	if err != nil {
+		return err
+	}
+	summary, junit, err := plots.WriteCheckReports(cfg.Output)
+	if err != nil {
+		return err
+	}
+	state2 := ""
+	if res.State != nil {
+		state2 = "new agent state"
+		if res.State.Loaded {
+			state2 = "continued agent state"
+		}
+		state2 = fmt.Sprintf(", %s %s", state2, res.State.Path)
+	}
+	verdict := strings.ToUpper(res.Verdict)
+	fmt.Fprintf(env.stdout, "%s: %s: %d violations in %d follow-ups (%s)%s\n", cfg.Name, verdict, res.Violations, res.Iterations,
+		time.Since(start).Round(100*time.Millisecond), state2)
+	for _, c := range res.Conditions {
+		if c.Status == record.StatusFail {
+			fmt.Fprintf(env.stdout, "  failed: %s\n", c.Message)
+		}
+	}
+	fmt.Fprintf(env.stdout, "%s: reports %s, %s\n", cfg.Name, summary, junit)
+	if res.Verdict == record.VerdictFail {
+		return fmt.Errorf("%s: %w (see %s)", cfg.Name, errCheckFailed, summary)
+	}
+	return nil
+}
