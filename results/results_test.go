@@ -264,6 +264,17 @@ func checkExperiment(t *testing.T, dir string) {
 	for _, f := range []string{record.MetaFile, record.ConfigFile} {
 		copyFile(t, filepath.Join(dir, f), filepath.Join(tmp, f))
 	}
+	// The gallery's contact sheets are drawn by amt run from the images,
+	// not redrawn from the result files: the report lists the committed
+	// ones.
+	sheets, err := filepath.Glob(filepath.Join(dir, record.GalleryDir, "*", "*.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range sheets {
+		rel, _ := filepath.Rel(dir, p)
+		copyFile(t, p, filepath.Join(tmp, rel))
+	}
 	if err := record.WriteVerdictsCSV(filepath.Join(tmp, record.VerdictsFile), rows, meta.CaseStudy == "detection"); err != nil {
 		t.Fatal(err)
 	}
