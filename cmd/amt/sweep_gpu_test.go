@@ -78,8 +78,14 @@ cache: %s
 			}
 			// The failure is sticky, as on a GPU: the context fails every
 			// call after it, so each worker's model says so once.
-			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-			if len(lines) > 2 {
+			// (Progress lines, "sweep <name>: …", aside.)
+			var lines []string
+			for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+				if !strings.HasPrefix(l, "sweep sweep-") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) == 0 || len(lines) > 2 {
 				t.Errorf("stderr has %d lines, want one per worker (2 at most):\n%s", len(lines), stderr)
 			}
 			for _, l := range lines {
