@@ -4,7 +4,6 @@ package features
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/amt-dev/amt/data"
@@ -12,7 +11,6 @@ import (
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/nn/cuda"
-	"github.com/amt-dev/amt/rgb"
 )
 
 // TestModelDevice extracts the features of two CIFAR-10 images with the
@@ -38,18 +36,7 @@ func TestModelDevice(t *testing.T) {
 	if gpu.Device() == "cpu" {
 		t.Fatal("the model runs on the CPU")
 	}
-	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var imgs []rgb.Image
-	for i := range 2 {
-		c, err := src.Case(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		imgs = append(imgs, c.Image)
-	}
+	imgs := cifarImages(t, 2)
 	want, err := cpu.Extract(imgs)
 	if err != nil {
 		t.Fatal(err)

@@ -36,18 +36,7 @@ func TestModelGolden(t *testing.T) {
 	if x.Dim() != 512 {
 		t.Fatalf("Dim = %d, want 512", x.Dim())
 	}
-	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var imgs []rgb.Image
-	for i := range 4 {
-		c, err := src.Case(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		imgs = append(imgs, c.Image)
-	}
+	imgs := cifarImages(t, 4)
 	got, err := x.Extract(imgs)
 	if err != nil {
 		t.Fatal(err)
@@ -136,18 +125,7 @@ func TestModelOutputTensor(t *testing.T) {
 	if trunk.Dim() != 512 {
 		t.Fatalf("SUT trunk: Dim %d, want 512", trunk.Dim())
 	}
-	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var imgs []rgb.Image
-	for i := range 3 {
-		c, err := src.Case(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		imgs = append(imgs, c.Image)
-	}
+	imgs := cifarImages(t, 3)
 	want, err := def.Extract(imgs)
 	if err != nil {
 		t.Fatal(err)
@@ -208,18 +186,7 @@ func TestModelAnyTensor(t *testing.T) {
 	if err != nil || len(files) < 5 {
 		t.Fatalf("shipped models: %v %v", files, err)
 	}
-	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var imgs []rgb.Image
-	for i := range 2 {
-		c, err := src.Case(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		imgs = append(imgs, c.Image)
-	}
+	imgs := cifarImages(t, 2)
 	for _, path := range files {
 		m, err := nn.Load(path)
 		if err != nil {

@@ -15,24 +15,32 @@ import (
 	"github.com/amt-dev/amt/rgb"
 )
 
-// phashImages returns the 9 fixture images of testdata/gen_phash.py:
-// CIFAR-10 test images 0..7 and the Pillow-decoded COCO image 22192.
-func phashImages(t testing.TB) []rgb.Image {
+// cifarImages returns the first n images of the 1,017 lossless CIFAR-10
+// test images of the shared assets.
+func cifarImages(t testing.TB, n int) []rgb.Image {
 	t.Helper()
 	assets := sharedpath.ForTest(t, "assets")
-	golden := sharedpath.ForTest(t, "golden/detection")
 	src, err := data.OpenCIFAR10(filepath.Join(assets, "cifar10", "test_batch_first1017.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var imgs []rgb.Image
-	for i := range 8 {
+	imgs := make([]rgb.Image, n)
+	for i := range imgs {
 		c, err := src.Case(i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		imgs = append(imgs, c.Image)
+		imgs[i] = c.Image
 	}
+	return imgs
+}
+
+// phashImages returns the 9 fixture images of testdata/gen_phash.py:
+// CIFAR-10 test images 0..7 and the Pillow-decoded COCO image 22192.
+func phashImages(t testing.TB) []rgb.Image {
+	t.Helper()
+	golden := sharedpath.ForTest(t, "golden/detection")
+	imgs := cifarImages(t, 8)
 	f, err := os.Open(filepath.Join(golden, "mr_22192_decoded_rgb.png"))
 	if err != nil {
 		t.Fatal(err)
