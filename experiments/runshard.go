@@ -277,11 +277,7 @@ func (w *shardLogs) WriteLog(seed uint64, lines []record.LogLine) error {
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	p := filepath.Join(w.dir, record.LogFile(seed))
-	if err := record.WriteLog(p, lines); err != nil {
-		return err
-	}
-	sum, err := record.FileSHA256(p)
+	sum, err := record.WriteLog(filepath.Join(w.dir, record.LogFile(seed)), lines)
 	w.sum = sum
 	return err
 }

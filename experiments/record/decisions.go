@@ -43,19 +43,12 @@ func DecisionsFile(seed uint64) string {
 // DecisionsGlob matches the names of the decision logs in an agent folder.
 const DecisionsGlob = "decisions-seed-*.jsonl"
 
-// parseDecisionsFile returns the seed of a decision log's name and whether
-// name is one.
-func parseDecisionsFile(name string) (uint64, bool) {
-	rest, ok := strings.CutPrefix(name, "decisions-seed-")
-	if !ok {
-		return 0, false
-	}
-	rest, ok = strings.CutSuffix(rest, ".jsonl")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(rest, 10, 64)
-	return n, err == nil && DecisionsFile(n) == name
+// isDecisionsFile reports whether name is the name of a decision log
+// (DecisionsFile of some seed).
+func isDecisionsFile(name string) bool {
+	rest, ok := strings.CutPrefix(name, "decisions-")
+	seed, log := ParseLogFile(rest)
+	return ok && log && DecisionsFile(seed) == name
 }
 
 // WriteDecisions writes seed's decision log (DecisionsFile(seed)) into the

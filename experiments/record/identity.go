@@ -125,8 +125,7 @@ func CreateAgentFolder(dir string, id Identity) (*AgentFolder, error) {
 // into the folder after it is committed).
 func IsAgentFile(name string) bool {
 	_, log := ParseLogFile(name)
-	_, decisions := parseDecisionsFile(name)
-	return log || decisions || name == SummaryFile || name == TimingFile || name == ViolationsFile
+	return log || isDecisionsFile(name) || name == SummaryFile || name == TimingFile || name == ViolationsFile
 }
 
 // checkAgentFolder returns an error when dir exists and is not a folder

@@ -143,14 +143,15 @@ func ReadSummary(path string) (Summary, error) {
 	return s, nil
 }
 
-// WriteLog writes the lines as JSON lines to path, atomically. (An
-// AgentFolder writes the logs of a run.)
-func WriteLog(path string, lines []LogLine) error {
+// WriteLog writes the lines as JSON lines to path, atomically, and
+// returns the hex sha256 of what it wrote (what a summary records of its
+// logs). (An AgentFolder writes the logs of a run.)
+func WriteLog(path string, lines []LogLine) (string, error) {
 	b, err := encodeLog(lines)
 	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
+		return "", fmt.Errorf("record: encoding %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, b)
+	return SHA256(b), WriteFileAtomic(path, b)
 }
 
 // encodeLog returns the JSON lines of a progress log.

@@ -55,7 +55,7 @@ func TestLogRoundTrip(t *testing.T) {
 		{Agent: "random", Scenario: "rotation", Seed: 1, Iteration: 100, Violations: 20, Arms: map[string]Counts{"rotation:5": {1, 0}}},
 		{Agent: "random", Scenario: "rotation", Seed: 1, Iteration: 200, Violations: 41, Arms: map[string]Counts{"rotation:5": {2, 1}}},
 	}
-	if err := WriteLog(p, lines); err != nil {
+	if _, err := WriteLog(p, lines); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadLog(p)
