@@ -94,8 +94,11 @@ type convCall struct {
 	img imageB
 	sh  shiftB
 	// scratch holds the shifted strategy's padded input and padded-width
-	// output (allocated on first use; a Conv's calls all need the same).
+	// output (allocated on first use; a Conv's calls all need the same),
+	// or the Winograd blocks' padded input rows, laid out for blocks of
+	// padRows tile rows (0: not yet).
 	scratch []float32
+	padRows int
 }
 
 // NewConv prepares a convolution. weight has ONNX layout

@@ -212,12 +212,8 @@ func workers(flops int) int {
 	return max(1, runtime.GOMAXPROCS(0)-int(active.Load())+1)
 }
 
-// packBuf is a per-worker buffer for a packed B panel.
+// packBuf is a buffer for a packed B panel.
 type packBuf struct{ b [kcMax * nrMax]float32 }
-
-// packBufs recycles the workers' packBufs. Like active, it is shared by the
-// whole package: scratch memory, not state that results depend on.
-var packBufs freeList[packBuf]
 
 // run executes the GEMM, on several goroutines when it is large enough.
 func (g *gemmOp) run() {
@@ -228,24 +224,20 @@ func (g *gemmOp) run() {
 	case w > 1 && panels >= 2*w:
 		// Split the columns at panel boundaries.
 		per := (panels + w - 1) / w
-		parallel((panels+per-1)/per, func(t int) {
-			g.blockPooled(0, g.m, t*per*nr, min((t+1)*per*nr, g.n))
+		parallel((panels+per-1)/per, func(t int, sc *workspace) {
+			g.block(0, g.m, t*per*nr, min((t+1)*per*nr, g.n), sc.buf.b[:])
 		})
 	case w > 1 && g.m >= 2*w*mr:
 		// Split the rows at panel boundaries.
 		per := roundUp((g.m+w-1)/w, mr)
-		parallel((g.m+per-1)/per, func(t int) {
-			g.blockPooled(t*per, min((t+1)*per, g.m), 0, g.n)
+		parallel((g.m+per-1)/per, func(t int, sc *workspace) {
+			g.block(t*per, min((t+1)*per, g.m), 0, g.n, sc.buf.b[:])
 		})
 	default:
-		g.blockPooled(0, g.m, 0, g.n)
+		sc := workspaces.get()
+		g.block(0, g.m, 0, g.n, sc.buf.b[:])
+		workspaces.put(sc)
 	}
-}
-
-func (g *gemmOp) blockPooled(i0, i1, j0, j1 int) {
-	buf := packBufs.get()
-	g.block(i0, i1, j0, j1, buf.b[:])
-	packBufs.put(buf)
 }
 
 // block computes rows [i0, i1) and columns [j0, j1) of C; i0 is a multiple

@@ -237,12 +237,9 @@ func (s ConvShape) Validate() error {
 // goroutine, the others on the package's workers (see parallel), and
 // returns when all are done.
 func ParallelFor(n, w int, f func(i0, i1 int)) {
-	w = min(w, n)
-	if w <= 1 {
+	if min(w, n) <= 1 {
 		f(0, n)
 		return
 	}
-	chunk := (n + w - 1) / w
-	w = (n + chunk - 1) / chunk
-	parallel(w, func(t int) { f(t*chunk, min((t+1)*chunk, n)) })
+	parallelFor(n, w, func(i0, i1 int, _ *workspace) { f(i0, i1) })
 }

@@ -13,18 +13,29 @@ import (
 // a blocked goroutine's thread takes tens of microseconds on a virtual
 // machine, as long as a whole layer of a small network at batch 1: with a
 // new goroutine per call (as before), batch-1 inference ran only ≈ 1.2×
-// faster on two cores than on one. A worker polls with runtime.Gosched
-// between checks, so that other goroutines of its P still run.
+// faster on two cores than on one. Workers and waiting callers poll
+// without yielding but rarely (see spinUntil).
 //
 // Scheduling never changes results: a call's chunks are fixed before any
 // runs, and a chunk that no worker has taken by the time the caller has
 // finished its own is run by the caller (so that a call never waits for a
 // worker that is busy elsewhere, and nested calls cannot deadlock).
+//
+// Each worker owns its scratch memory (a workspace) for good, and passes
+// it to every chunk it runs; the caller's chunks get one from a free list,
+// the same one call after call when a single goroutine runs inference.
+// Memory that moves between cores is slow to write: on a 2-vCPU AMD EPYC
+// (Zen 4) virtual machine, padding the input of a ResNet-20 layer (32
+// channels of 16×16) into a buffer that the other core had read took 19 µs
+// instead of 3, longer than half the layer's work.
 
 // spinFor is how long an idle worker polls before it blocks. It covers the
-// gaps between the layers of one inference (single-threaded operators),
-// not the time between inferences.
-const spinFor = 200 * time.Microsecond
+// gaps between the layers of one inference (single-threaded operators) and
+// the work between the inferences of a loop: with 200 µs, a worker blocked
+// once per ResNet-20 inference (a 160–320 µs gap), and the wake-up (a
+// futex and a virtual CPU to bring back) took so long that in 72 % of the
+// two-block Winograd calls the caller ran both blocks itself.
+const spinFor = time.Millisecond
 
 // task is one chunk t of a parallel call.
 type task struct {
@@ -36,7 +47,7 @@ type task struct {
 // group is one parallel call: f over chunks 1..len(tasks) (0 is the
 // caller's).
 type group struct {
-	f       func(t int)
+	f       func(t int, sc *workspace)
 	tasks   []task
 	pending atomic.Int32  // chunks not yet finished
 	done    chan struct{} // receives one value when pending reaches 0
@@ -49,13 +60,26 @@ var (
 	startMu sync.Mutex
 )
 
-// run runs the task if nobody else has taken it.
-func (tk *task) run() {
+// workspace is the working memory of one goroutine running kernel chunks:
+// a worker's own, or the caller's (from workspaces). What a chunk keeps
+// here never outlives the chunk.
+type workspace struct {
+	buf packBuf   // a packed B panel of the GEMM
+	vm  []float32 // Winograd: a block's transformed input V, then its GEMMs' output M
+	mat matrixB   // Winograd: the GEMMs' B operand (here rather than on the stack: it escapes)
+}
+
+// workspaces holds the callers' scratch memory.
+var workspaces freeList[workspace]
+
+// run runs the task with the scratch memory sc if nobody else has taken
+// it.
+func (tk *task) run(sc *workspace) {
 	if !tk.taken.CompareAndSwap(false, true) {
 		return
 	}
 	g := tk.g
-	g.f(tk.t)
+	g.f(tk.t, sc)
 	if g.pending.Add(-1) == 0 {
 		g.done <- struct{}{}
 	}
@@ -64,6 +88,7 @@ func (tk *task) run() {
 // worker runs queued tasks, polling for spinFor after each before it
 // blocks.
 func worker() {
+	sc := new(workspace)
 	for {
 		var tk *task
 		select {
@@ -71,7 +96,7 @@ func worker() {
 		default:
 			deadline := time.Now().Add(spinFor)
 			for tk == nil {
-				runtime.Gosched()
+				spinUntil(func() bool { return len(queue) > 0 }, deadline)
 				select {
 				case tk = <-queue:
 				default:
@@ -81,9 +106,39 @@ func worker() {
 				}
 			}
 		}
-		tk.run()
+		tk.run(sc)
 	}
 }
+
+// spinUntil busy-waits until ready reports true or the deadline passes,
+// yielding its P only every yieldEvery: runtime.Gosched puts the goroutine
+// on the global run queue, from which a P that has just become idle takes
+// it, and once the P it left has work again (its caller resumed) nothing
+// wakes another P for it. Polling with a Gosched at every check, 20 % of
+// the two-block Winograd calls inside ResNet-20 found their second block
+// already run by the caller; spinning, 7 %.
+func spinUntil(ready func() bool, deadline time.Time) {
+	yield := time.Now().Add(yieldEvery)
+	for !ready() {
+		for range 64 {
+			if ready() {
+				return
+			}
+		}
+		now := time.Now()
+		if now.After(deadline) {
+			return
+		}
+		if now.After(yield) {
+			runtime.Gosched()
+			yield = now.Add(yieldEvery)
+		}
+	}
+}
+
+// yieldEvery is how often a spinning goroutine lets the others of its P
+// run (rarely: see spinUntil).
+const yieldEvery = 100 * time.Microsecond
 
 // startWorkers makes sure that n workers are running.
 func startWorkers(n int) {
@@ -98,12 +153,15 @@ func startWorkers(n int) {
 	startMu.Unlock()
 }
 
-// parallel runs f(0), …, f(w-1), f(0) on the calling goroutine and the
-// others on the package's workers (or on the caller, see above), and
-// returns when all are done.
-func parallel(w int, f func(t int)) {
+// parallel runs f(0, sc), …, f(w-1, sc), f(0) on the calling goroutine
+// and the others on the package's workers (or on the caller, see above),
+// each with the scratch memory of the goroutine running it, and returns
+// when all are done.
+func parallel(w int, f func(t int, sc *workspace)) {
+	own := workspaces.get()
+	defer workspaces.put(own)
 	if w <= 1 {
-		f(0)
+		f(0, own)
 		return
 	}
 	startWorkers(runtime.GOMAXPROCS(0) - 1)
@@ -126,18 +184,33 @@ func parallel(w int, f func(t int)) {
 		default: // queue full: the caller runs it below
 		}
 	}
-	f(0)
+	f(0, own)
 	for i := range g.tasks {
-		g.tasks[i].run()
+		g.tasks[i].run(own)
 	}
-	// Wait for the chunks taken by workers: poll a little (they are about
+	// Wait for the chunks taken by workers: poll a while (they are about
 	// as long as the caller's), then block.
-	for spin := 0; g.pending.Load() != 0 && spin < 1000; spin++ {
-		runtime.Gosched()
-	}
+	spinUntil(func() bool { return g.pending.Load() == 0 }, time.Now().Add(spinFor))
 	<-g.done
 	g.f = nil
 	groups.put(g)
+}
+
+// parallelFor runs f over [0, n) split into at most w contiguous,
+// non-empty chunks of equal size (the last may be shorter), as parallel
+// runs its chunks: each with the scratch memory of the goroutine running
+// it.
+func parallelFor(n, w int, f func(i0, i1 int, sc *workspace)) {
+	w = min(w, n)
+	if w <= 1 {
+		sc := workspaces.get()
+		f(0, n, sc)
+		workspaces.put(sc)
+		return
+	}
+	chunk := (n + w - 1) / w
+	w = (n + chunk - 1) / chunk
+	parallel(w, func(t int, sc *workspace) { f(t*chunk, min((t+1)*chunk, n), sc) })
 }
 
 // copyMinValues is the size of a copy below which copyWorkers keeps it on

@@ -9,23 +9,41 @@ import (
 // TestParallelNested: calls from several goroutines at once, each nesting
 // further calls inside its chunks (more chunks than workers, workers busy
 // elsewhere), run every chunk exactly once and return: a chunk no worker
-// takes is run by its caller, so nothing waits for a busy worker.
+// takes is run by its caller, so nothing waits for a busy worker. No two
+// chunks ever hold the same workspace at once (an outer chunk keeps its
+// own while its inner chunks run).
 func TestParallelNested(t *testing.T) {
 	const callers, outer, inner = 8, 5, 7
 	var wg sync.WaitGroup
 	counts := make([][outer][inner]atomic.Int32, callers)
+	var holders sync.Map // *workspace → *atomic.Int32: chunks holding it
+	var shared atomic.Int32
+	hold := func(sc *workspace) func() {
+		n, _ := holders.LoadOrStore(sc, new(atomic.Int32))
+		if n.(*atomic.Int32).Add(1) != 1 {
+			shared.Add(1)
+		}
+		return func() { n.(*atomic.Int32).Add(-1) }
+	}
 	for c := range callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for range 50 {
-				parallel(outer, func(i int) {
-					parallel(inner, func(j int) { counts[c][i][j].Add(1) })
+				parallel(outer, func(i int, sc *workspace) {
+					defer hold(sc)()
+					parallel(inner, func(j int, sc *workspace) {
+						defer hold(sc)()
+						counts[c][i][j].Add(1)
+					})
 				})
 			}
 		}()
 	}
 	wg.Wait()
+	if n := shared.Load(); n != 0 {
+		t.Errorf("%d chunks used a workspace another chunk was using", n)
+	}
 	for c := range counts {
 		for i := range counts[c] {
 			for j := range counts[c][i] {

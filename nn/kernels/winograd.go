@@ -26,19 +26,19 @@ func winogradPays(s ConvShape) bool { return s.InC >= 8 }
 
 // winograd is the prepared state of a Winograd convolution.
 //
-// Forward pads the input into a buffer of ph rows per channel, each split
-// into its even and odd columns (hw values each), so that the transform of
-// a row of tiles reads every column of its 4×4 tiles with contiguous
-// vector loads. The tiles are then processed in blocks of rows of tiles
-// (tile row after tile row, rowsPerBlk at a time), sized so that a block's
-// transformed input V (16 × InC × tiles) and GEMM output M (16 × OutC ×
-// tiles) stay in the L2 cache: input transform, 16 GEMMs M_ξ = U_ξ · V_ξ,
-// output transform, before the next block. V and M keep the 16 values of
-// a channel's tile close together (V[ch][ξ][t], M[o][ξ][t]): the
-// transforms read or write all 16 at once, the GEMMs use row strides.
+// Forward processes the tiles in blocks of rows of tiles (rowsPerBlk at a
+// time), each block on one goroutine, sized so that a block's transformed
+// input V (16 × InC × tiles) and GEMM output M (16 × OutC × tiles) stay in
+// the L2 cache: padding of the input rows the block reads, input
+// transform, 16 GEMMs M_ξ = U_ξ · V_ξ, output transform, before the next
+// block. The padded rows are split into their even and odd columns (hw
+// values each), so that the transform of a row of tiles reads every
+// column of its 4×4 tiles with contiguous vector loads. V and M keep the
+// 16 values of a channel's tile close together (V[ch][ξ][t], M[o][ξ][t]):
+// the transforms read or write all 16 at once, the GEMMs use row strides.
 type winograd struct {
 	tilesH, tilesW, tiles int                     // 2×2 output tiles
-	ph, hw                int                     // padded input: ph rows of hw even then hw odd columns
+	hw                    int                     // padded input rows: hw even then hw odd columns
 	rowsPerBlk            [maxPlanWorkers + 1]int // tile rows per block, for 1..maxPlanWorkers workers
 	stride                int                     // row stride of V and M in a block (tiles, with slack)
 	offs                  []int
@@ -70,7 +70,7 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 	s := c.s
 	wg := &winograd{tilesH: (s.OutH() + 1) / 2, tilesW: (s.OutW() + 1) / 2}
 	wg.tiles = wg.tilesH * wg.tilesW
-	wg.ph, wg.hw = 2*wg.tilesH+2, wg.tilesW+1
+	wg.hw = wg.tilesW + 1
 	for w := 1; w <= maxPlanWorkers; w++ {
 		wg.rowsPerBlk[w] = wg.blockRows(s.InC, s.OutC, c.ks.nr, w)
 		// Slack: the transforms write and read up to a vector past a row
@@ -125,13 +125,10 @@ const maxPlanWorkers = 4
 // panels of nr tiles); among those sizes the one whose busiest worker
 // computes the fewest GEMM columns (the micro-kernels compute whole
 // vectors of 16 columns for avx512, whole 24-column tiles otherwise), with
-// a fixed cost of 8 columns per block; one block for several workers has
-// its steps split instead, at the price of two more synchronisations
-// (about 5 µs each, in columns of 16·inC·outC multiply-adds at 50 G/s).
+// a fixed cost of 8 columns per block (its padding rows, partial panels).
 // The blocks never change the results, only the time.
 func (wg *winograd) blockRows(inC, outC, nr, w int) int {
 	ch := inC + outC
-	sync := 2 * max(1, 16000/(inC*outC))
 	fit := max(3*winoBlockBudget/2/(16*ch), 2*nr)
 	g := nr
 	if nr == nrMax {
@@ -143,19 +140,14 @@ func (wg *winograd) blockRows(inC, outC, nr, w int) int {
 		for ty := 0; ty < wg.tilesH; ty += r {
 			costs = append(costs, roundUp(min(r, wg.tilesH-ty)*wg.tilesW, g)+8)
 		}
-		cost := 0
-		if len(costs) == 1 && w > 1 {
-			cost = costs[0]/w + sync
-		} else {
-			// ParallelFor's contiguous chunks of blocks.
-			chunk := (len(costs) + w - 1) / w
-			for i := 0; i < len(costs); i += chunk {
-				sum := 0
-				for _, c := range costs[i:min(i+chunk, len(costs))] {
-					sum += c
-				}
-				cost = max(cost, sum)
+		// parallelFor's contiguous chunks of blocks.
+		cost, chunk := 0, (len(costs)+w-1)/w
+		for i := 0; i < len(costs); i += chunk {
+			sum := 0
+			for _, c := range costs[i:min(i+chunk, len(costs))] {
+				sum += c
 			}
+			cost = max(cost, sum)
 		}
 		if bestCost < 0 || cost <= bestCost {
 			best, bestCost = r, cost
@@ -164,108 +156,95 @@ func (wg *winograd) blockRows(inC, outC, nr, w int) int {
 	return best
 }
 
-// padLen is the number of values of the padded, column-split input
-// (with slack for the vector loads of the last row).
-func (wg *winograd) padLen(inC int) int { return inC*wg.ph*2*wg.hw + 32 }
-
 // blockLen is the number of scratch values of one block: V and M.
 func (c *Conv) winoBlockLen() int { return 16 * (c.s.InC + c.s.OutC) * c.wino.stride }
 
-// winoScratch is a worker's scratch for one block at a time.
-type winoScratch struct {
-	vm  []float32 // V then M
-	mat matrixB   // the GEMMs' B operand (here rather than on the stack: it escapes)
-	buf packBuf
-}
-
-var winoScratches freeList[winoScratch]
+// padRows is the number of padded input rows a block of rows tile rows
+// reads.
+func padRows(rows int) int { return 2*rows + 2 }
 
 // forwardWinograd computes one image, adding res (nil, or dst's shape; may
-// be dst) before the activation.
+// be dst) before the activation. Its blocks of tile rows are independent:
+// each pads the input rows it reads itself, into its own part of the
+// call's buffer, so that a worker reads mostly rows that it wrote in the
+// previous layer (with the same split) and writes nothing that another
+// core reads but its output rows.
 func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
-	s, wg := c.s, c.wino
-	if call.scratch == nil {
-		call.scratch = make([]float32, wg.padLen(s.InC)) // borders stay zero
-	}
-	pad := call.scratch
-	if w := copyWorkers(s.InC * s.InH * s.InW); w > 1 {
-		ParallelFor(s.InC, w, func(ch0, ch1 int) { c.winoPad(pad, src, ch0, ch1) })
-	} else {
-		c.winoPad(pad, src, 0, s.InC)
-	}
+	wg := c.wino
 	w := workers(int(c.Flops()))
 	rows := wg.rowsPerBlk[min(w, maxPlanWorkers)]
 	blocks := (wg.tilesH + rows - 1) / rows
-	switch {
-	case w <= 1:
-		c.winoBlocks(dst, res, pad, rows, 0, blocks)
-	case blocks >= 2:
-		// Whole blocks per worker.
-		ParallelFor(blocks, w, func(b0, b1 int) { c.winoBlocks(dst, res, pad, rows, b0, b1) })
-	default:
-		// One block: each step split over the workers.
-		sc := c.winoScratchGet()
-		ty1 := wg.tilesH
-		ParallelFor(s.InC, w, func(c0, c1 int) { c.winoIn(sc.vm, pad, 0, ty1, c0, c1) })
-		ParallelFor(16, w, func(x0, x1 int) {
-			if x0 == 0 {
-				c.winoGemms(sc, 0, ty1, x0, x1)
-				return
-			}
-			// Another scratch for its pack buffer only: its own V/M
-			// buffer is set aside, not dropped (dropping it made the next
-			// Winograd call allocate a new one).
-			sc2 := winoScratches.get()
-			own := sc2.vm
-			sc2.vm = sc.vm
-			c.winoGemms(sc2, 0, ty1, x0, x1)
-			sc2.vm = own
-			winoScratches.put(sc2)
-		})
-		ParallelFor(s.OutC, w, func(o0, o1 int) { c.winoOut(dst, res, sc.vm, 0, ty1, o0, o1) })
-		winoScratches.put(sc)
+	if call.padRows != rows {
+		// A new layout: its padding is written once, as zeros.
+		call.scratch = growFloats(call.scratch, blocks*c.winoPadLen(rows)+32)
+		clear(call.scratch)
+		call.padRows = rows
 	}
+	pad := call.scratch
+	if w <= 1 || blocks == 1 {
+		// Without parallelFor's closure, which would be allocated.
+		sc := workspaces.get()
+		c.winoBlocks(sc, pad, dst, res, src, rows, 0, blocks)
+		workspaces.put(sc)
+		return
+	}
+	parallelFor(blocks, w, func(b0, b1 int, sc *workspace) { c.winoBlocks(sc, pad, dst, res, src, rows, b0, b1) })
 }
 
+// winoPadLen is the number of values of one block's padded input rows.
+func (c *Conv) winoPadLen(rows int) int { return c.s.InC * padRows(rows) * 2 * c.wino.hw }
+
 // winoBlocks computes blocks [b0, b1) of rows tile rows one after the
-// other.
-func (c *Conv) winoBlocks(dst, res, pad []float32, rows, b0, b1 int) {
+// other, in the workspace sc. Block b's padded input rows are at
+// pad[b·winoPadLen(rows):], padding zero (see winoPadRows).
+func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0, b1 int) {
 	s, wg := c.s, c.wino
-	sc := c.winoScratchGet()
+	sc.vm = growFloats(sc.vm, c.winoBlockLen())
 	for b := b0; b < b1; b++ {
 		ty0 := b * rows
 		ty1 := min(wg.tilesH, ty0+rows)
-		c.winoIn(sc.vm, pad, ty0, ty1, 0, s.InC)
-		c.winoGemms(sc, ty0, ty1, 0, 16)
-		c.winoOut(dst, res, sc.vm, ty0, ty1, 0, s.OutC)
-	}
-	winoScratches.put(sc)
-}
-
-// winoScratchGet returns a worker scratch with room for one block.
-func (c *Conv) winoScratchGet() *winoScratch {
-	sc := winoScratches.get()
-	if n := c.winoBlockLen(); cap(sc.vm) < n {
-		sc.vm = make([]float32, n)
-	} else {
-		sc.vm = sc.vm[:n]
-	}
-	return sc
-}
-
-// winoPad copies the image into pad: channel ch, padded row r, padded
-// column x at pad[(ch·ph + r)·2hw + (x mod 2)·hw + x/2], for channels
-// [ch0, ch1). The padding is never written and stays zero.
-func (c *Conv) winoPad(pad, src []float32, ch0, ch1 int) {
-	s, wg := c.s, c.wino
-	for ch := ch0; ch < ch1; ch++ {
-		base := (ch*wg.ph + s.PadTop) * 2 * wg.hw
-		// Input column 0 lands in the even half when PadLeft is even.
-		a, b := base+s.PadLeft/2, base+wg.hw+s.PadLeft/2
-		if s.PadLeft%2 == 1 {
-			a, b = base+wg.hw+s.PadLeft/2, base+s.PadLeft/2+1
+		bp := pad[b*c.winoPadLen(rows):]
+		c.winoPadRows(bp, src, ty0, ty1)
+		bph := padRows(ty1 - ty0)
+		for ch := 0; ch < s.InC; ch++ {
+			winoInput(c.ks, sc.vm[ch*16*wg.stride:], wg.stride, bp[ch*bph*2*wg.hw:], wg.hw, wg.tilesW, ty1-ty0)
 		}
-		deinterleave(c.ks, pad[a:], pad[b:], src[ch*s.InH*s.InW:(ch+1)*s.InH*s.InW], s.InW, s.InH, s.InW, 2*wg.hw)
+		c.winoGemms(sc, ty0, ty1)
+		c.winoOut(dst, res, sc.vm, ty0, ty1)
+	}
+}
+
+// growFloats returns buf resliced to n values, reallocated if too short
+// (contents undefined).
+func growFloats(buf []float32, n int) []float32 {
+	if cap(buf) < n {
+		return make([]float32, n)
+	}
+	return buf[:n]
+}
+
+// winoPadRows copies into pad the input rows that tile rows [ty0, ty1)
+// read, as padded rows (padRows(ty1−ty0) of them per channel) split into
+// their even and odd columns: channel ch, padded row 2·ty0 + r, padded
+// column x at pad[(ch·padRows + r)·2hw + (x mod 2)·hw + x/2]. The padding
+// is never written: it stays zero from the buffer's clearing.
+func (c *Conv) winoPadRows(pad, src []float32, ty0, ty1 int) {
+	s, wg := c.s, c.wino
+	bph, rw := padRows(ty1-ty0), 2*wg.hw
+	// Input rows [y0, y1) land at block rows [y0−r0, y1−r0).
+	r0 := 2*ty0 - s.PadTop
+	y0, y1 := max(0, r0), min(s.InH, r0+bph)
+	if y1 <= y0 {
+		return
+	}
+	// Input column 0 lands in the even half when PadLeft is even.
+	ea, oa := s.PadLeft/2, wg.hw+s.PadLeft/2
+	if s.PadLeft%2 == 1 {
+		ea, oa = wg.hw+s.PadLeft/2, s.PadLeft/2+1
+	}
+	for ch := 0; ch < s.InC; ch++ {
+		at := (ch*bph + y0 - r0) * rw
+		deinterleave(c.ks, pad[at+ea:], pad[at+oa:], src[(ch*s.InH+y0)*s.InW:(ch*s.InH+y1)*s.InW], s.InW, y1-y0, s.InW, rw)
 	}
 }
 
@@ -305,24 +284,14 @@ func deinterleave(ks *kernelSet, a, b, src []float32, w, rows, srcStride, dstStr
 	}
 }
 
-// winoIn transforms channels [c0, c1) of tile rows [ty0, ty1) into the
-// block's V (V[ch][ξ][t], t counted from the block's first tile).
-func (c *Conv) winoIn(vm, pad []float32, ty0, ty1, c0, c1 int) {
-	wg := c.wino
-	for ch := c0; ch < c1; ch++ {
-		winoInput(c.ks, vm[ch*16*wg.stride:], wg.stride, pad[(ch*wg.ph+2*ty0)*2*wg.hw:], wg.hw, wg.tilesW, ty1-ty0)
-	}
-}
-
-// winoGemms computes M_ξ = U_ξ · V_ξ for ξ in [x0, x1) over the block's
-// tiles.
-func (c *Conv) winoGemms(sc *winoScratch, ty0, ty1, x0, x1 int) {
+// winoGemms computes M_ξ = U_ξ · V_ξ for the 16 ξ over the block's tiles.
+func (c *Conv) winoGemms(sc *workspace, ty0, ty1 int) {
 	s, wg := c.s, c.wino
 	n := (ty1 - ty0) * wg.tilesW
 	per := packedASize(c.m, c.k)
 	v := sc.vm[:16*s.InC*wg.stride]
 	mm := sc.vm[len(v):]
-	for xi := x0; xi < x1; xi++ {
+	for xi := range 16 {
 		sc.mat = matrixB{b: v[xi*wg.stride:], ldb: 16 * wg.stride, offs: wg.offs, wide: true}
 		g := gemmOp{ks: c.ks, m: c.m, n: n, k: c.k, kc: c.kc, ap: c.ap[xi*per : (xi+1)*per],
 			b: &sc.mat, c: mm[xi*wg.stride:], ldc: 16 * wg.stride}
@@ -331,16 +300,16 @@ func (c *Conv) winoGemms(sc *winoScratch, ty0, ty1, x0, x1 int) {
 	sc.mat = matrixB{}
 }
 
-// winoOut transforms output channels [o0, o1) of tile rows [ty0, ty1)
-// from the block's M into dst, adding the bias and res (nil, or dst's
-// shape; may be dst) and applying the activation.
-func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1, o0, o1 int) {
+// winoOut transforms tile rows [ty0, ty1) from the block's M into dst,
+// adding the bias and res (nil, or dst's shape; may be dst) and applying
+// the activation.
+func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1 int) {
 	s, wg := c.s, c.wino
 	oh, ow := s.OutH(), s.OutW()
 	mm := vm[16*s.InC*wg.stride:]
 	flags, lo, hi, alpha := c.act.epilogue()
 	ep := winoEpilogue{flags: flags, lo: lo, hi: hi, alpha: alpha}
-	for o := o0; o < o1; o++ {
+	for o := range s.OutC {
 		ep.b0 = 0
 		if wg.bias != nil {
 			ep.b0 = wg.bias[o]
