@@ -95,10 +95,10 @@ type convCall struct {
 	sh  shiftB
 	// scratch holds the shifted strategy's padded input and padded-width
 	// output (allocated on first use; a Conv's calls all need the same),
-	// or the Winograd blocks' padded input rows, laid out for blocks of
-	// padRows tile rows (0: not yet).
+	// or the Winograd blocks' padded input rows, laid out for padPlan
+	// (zero: not yet).
 	scratch []float32
-	padRows int
+	padPlan winoPlan
 }
 
 // NewConv prepares a convolution. weight has ONNX layout

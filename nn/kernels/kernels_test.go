@@ -338,36 +338,41 @@ func TestConvDeterministic(t *testing.T) { forEachSet(t, testConvDeterministic) 
 
 func testConvDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	s := ConvShape{InC: 32, InH: 27, InW: 27, OutC: 48, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1}
-	conv, err := NewConv(s, randSlice(r, 48*32*9), randSlice(r, 48), Activation{Kind: ActRelu})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := randSlice(r, 32*27*27)
-	want := make([]float32, 48*27*27)
-	prev := runtime.GOMAXPROCS(1)
-	conv.Forward(want, src, 1)
-	runtime.GOMAXPROCS(max(2, prev))
-	defer runtime.GOMAXPROCS(prev)
-	var wg sync.WaitGroup
-	outs := make([][]float32, 4)
-	for i := range outs {
-		outs[i] = make([]float32, len(want))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 3 {
-				conv.Forward(outs[i], src, 1)
+	for _, s := range []ConvShape{
+		// Winograd in blocks of tile rows, and in groups of output channels.
+		{InC: 32, InH: 27, InW: 27, OutC: 48, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1},
+		{InC: 64, InH: 8, InW: 8, OutC: 72, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1},
+	} {
+		conv, err := NewConv(s, randSlice(r, s.OutC*s.InC*9), randSlice(r, s.OutC), Activation{Kind: ActRelu})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := randSlice(r, s.InC*s.InH*s.InW)
+		want := make([]float32, s.OutC*s.OutH()*s.OutW())
+		prev := runtime.GOMAXPROCS(1)
+		conv.Forward(want, src, 1)
+		runtime.GOMAXPROCS(max(2, prev))
+		var wg sync.WaitGroup
+		outs := make([][]float32, 4)
+		for i := range outs {
+			outs[i] = make([]float32, len(want))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 3 {
+					conv.Forward(outs[i], src, 1)
+				}
+			}()
+		}
+		wg.Wait()
+		got := make([]float32, len(want))
+		conv.Forward(got, src, 1)
+		runtime.GOMAXPROCS(prev)
+		outs = append(outs, got)
+		for i, o := range outs {
+			if !slices.Equal(o, want) {
+				t.Errorf("%+v: run %d differs from the single-threaded result", s, i)
 			}
-		}()
-	}
-	wg.Wait()
-	got := make([]float32, len(want))
-	conv.Forward(got, src, 1)
-	outs = append(outs, got)
-	for i, o := range outs {
-		if !slices.Equal(o, want) {
-			t.Errorf("run %d differs from the single-threaded result", i)
 		}
 	}
 }

@@ -37,13 +37,18 @@ func winogradPays(s ConvShape) bool { return s.InC >= 8 }
 // 16 values of a channel's tile close together (V[ch][ξ][t], M[o][ξ][t]):
 // the transforms read or write all 16 at once, the GEMMs use row strides.
 type winograd struct {
-	tilesH, tilesW, tiles int                     // 2×2 output tiles
-	hw                    int                     // padded input rows: hw even then hw odd columns
-	rowsPerBlk            [maxPlanWorkers + 1]int // tile rows per block, for 1..maxPlanWorkers workers
-	stride                int                     // row stride of V and M in a block (tiles, with slack)
+	tilesH, tilesW, tiles int                          // 2×2 output tiles
+	hw                    int                          // padded input rows: hw even then hw odd columns
+	plans                 [maxPlanWorkers + 1]winoPlan // for 1..maxPlanWorkers workers
+	stride                int                          // row stride of V and M in a block (tiles, with slack)
 	offs                  []int
 	bias                  []float32 // OutC values or nil
 }
+
+// winoPlan is how a Winograd convolution splits its work: blocks of rows
+// tile rows, and groups of output channels (each computing every block for
+// its channels, the padding and input transform repeated per group).
+type winoPlan struct{ rows, groups int }
 
 // winoBlockBudget is the number of float32 values of V and M that one
 // block aims to fit in (512 KiB: half of a typical per-core L2).
@@ -72,11 +77,11 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 	wg.tiles = wg.tilesH * wg.tilesW
 	wg.hw = wg.tilesW + 1
 	for w := 1; w <= maxPlanWorkers; w++ {
-		wg.rowsPerBlk[w] = wg.blockRows(s.InC, s.OutC, c.ks.nr, w)
+		wg.plans[w] = wg.plan(s.InC, s.OutC, c.ks.mr, c.ks.nr, w)
 		// Slack: the transforms write and read up to a vector past a row
 		// of tiles, and the GEMM reads partial panels in place up to nr
 		// columns.
-		wg.stride = max(wg.stride, roundUp(wg.rowsPerBlk[w]*wg.tilesW, 16)+32)
+		wg.stride = max(wg.stride, roundUp(wg.plans[w].rows*wg.tilesW, 16)+32)
 	}
 	if bias != nil {
 		wg.bias = append([]float32(nil), bias...)
@@ -118,6 +123,25 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 // maxPlanWorkers is the largest number of workers the block sizes are
 // planned for; more use the plan for that many.
 const maxPlanWorkers = 4
+
+// plan returns the split of the work for w workers: blocks of tile rows
+// (see blockRows) unless they would leave each worker fewer than 32 tiles
+// (two vectors of GEMM columns: the GEMMs of small images would mostly
+// compute padding), then w groups of output channels (a multiple of the
+// kernel set's mr rows each) when there are enough.
+func (wg *winograd) plan(inC, outC, mr, nr, w int) winoPlan {
+	if w > 1 && wg.tiles < 32*w && outC >= 2*w*mr {
+		per := roundUp((outC+w-1)/w, mr)
+		return winoPlan{rows: wg.blockRows(inC, outC, nr, 1), groups: (outC + per - 1) / per}
+	}
+	return winoPlan{rows: wg.blockRows(inC, outC, nr, w), groups: 1}
+}
+
+// groupChannels returns the output channels [o0, o1) of group g of p.
+func (c *Conv) groupChannels(p winoPlan, g int) (o0, o1 int) {
+	per := roundUp((c.s.OutC+p.groups-1)/p.groups, c.ks.mr)
+	return g * per, min(c.s.OutC, (g+1)*per)
+}
 
 // blockRows returns the number of tile rows per block when w workers share
 // the blocks: a block's V and M (16·ch values per tile, ch the input plus
@@ -164,40 +188,51 @@ func (c *Conv) winoBlockLen() int { return 16 * (c.s.InC + c.s.OutC) * c.wino.st
 func padRows(rows int) int { return 2*rows + 2 }
 
 // forwardWinograd computes one image, adding res (nil, or dst's shape; may
-// be dst) before the activation. Its blocks of tile rows are independent:
-// each pads the input rows it reads itself, into its own part of the
-// call's buffer, so that a worker reads mostly rows that it wrote in the
-// previous layer (with the same split) and writes nothing that another
-// core reads but its output rows.
+// be dst) before the activation. Its blocks of tile rows (and groups of
+// output channels) are independent: each pads the input rows it reads
+// itself, into its own part of the call's buffer, so that a worker reads
+// mostly rows that it wrote in the previous layer (with the same split)
+// and writes nothing that another core reads but its outputs.
 func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	wg := c.wino
 	w := workers(int(c.Flops()))
-	rows := wg.rowsPerBlk[min(w, maxPlanWorkers)]
-	blocks := (wg.tilesH + rows - 1) / rows
-	if call.padRows != rows {
+	p := wg.plans[min(w, maxPlanWorkers)]
+	blocks := (wg.tilesH + p.rows - 1) / p.rows
+	if call.padPlan != p {
 		// A new layout: its padding is written once, as zeros.
-		call.scratch = growFloats(call.scratch, blocks*c.winoPadLen(rows)+32)
+		call.scratch = growFloats(call.scratch, p.groups*blocks*c.winoPadLen(p.rows)+32)
 		clear(call.scratch)
-		call.padRows = rows
+		call.padPlan = p
 	}
 	pad := call.scratch
-	if w <= 1 || blocks == 1 {
+	switch {
+	case w <= 1 || blocks*p.groups == 1:
 		// Without parallelFor's closure, which would be allocated.
 		sc := workspaces.get()
-		c.winoBlocks(sc, pad, dst, res, src, rows, 0, blocks)
+		c.winoBlocks(sc, pad, dst, res, src, p.rows, 0, blocks, 0, c.s.OutC)
 		workspaces.put(sc)
-		return
+	case p.groups > 1:
+		parallelFor(p.groups, w, func(g0, g1 int, sc *workspace) {
+			for g := g0; g < g1; g++ {
+				o0, o1 := c.groupChannels(p, g)
+				c.winoBlocks(sc, pad[g*blocks*c.winoPadLen(p.rows):], dst, res, src, p.rows, 0, blocks, o0, o1)
+			}
+		})
+	default:
+		parallelFor(blocks, w, func(b0, b1 int, sc *workspace) {
+			c.winoBlocks(sc, pad, dst, res, src, p.rows, b0, b1, 0, c.s.OutC)
+		})
 	}
-	parallelFor(blocks, w, func(b0, b1 int, sc *workspace) { c.winoBlocks(sc, pad, dst, res, src, rows, b0, b1) })
 }
 
 // winoPadLen is the number of values of one block's padded input rows.
 func (c *Conv) winoPadLen(rows int) int { return c.s.InC * padRows(rows) * 2 * c.wino.hw }
 
-// winoBlocks computes blocks [b0, b1) of rows tile rows one after the
-// other, in the workspace sc. Block b's padded input rows are at
+// winoBlocks computes output channels [o0, o1) (o0 a multiple of the
+// kernel set's mr) of blocks [b0, b1) of rows tile rows, one block after
+// the other, in the workspace sc. Block b's padded input rows are at
 // pad[b·winoPadLen(rows):], padding zero (see winoPadRows).
-func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0, b1 int) {
+func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0, b1, o0, o1 int) {
 	s, wg := c.s, c.wino
 	sc.vm = growFloats(sc.vm, c.winoBlockLen())
 	for b := b0; b < b1; b++ {
@@ -209,8 +244,8 @@ func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0,
 		for ch := 0; ch < s.InC; ch++ {
 			winoInput(c.ks, sc.vm[ch*16*wg.stride:], wg.stride, bp[ch*bph*2*wg.hw:], wg.hw, wg.tilesW, ty1-ty0)
 		}
-		c.winoGemms(sc, ty0, ty1)
-		c.winoOut(dst, res, sc.vm, ty0, ty1)
+		c.winoGemms(sc, ty0, ty1, o0, o1)
+		c.winoOut(dst, res, sc.vm, ty0, ty1, o0, o1)
 	}
 }
 
@@ -284,8 +319,9 @@ func deinterleave(ks *kernelSet, a, b, src []float32, w, rows, srcStride, dstStr
 	}
 }
 
-// winoGemms computes M_ξ = U_ξ · V_ξ for the 16 ξ over the block's tiles.
-func (c *Conv) winoGemms(sc *workspace, ty0, ty1 int) {
+// winoGemms computes rows [o0, o1) of M_ξ = U_ξ · V_ξ for the 16 ξ over
+// the block's tiles.
+func (c *Conv) winoGemms(sc *workspace, ty0, ty1, o0, o1 int) {
 	s, wg := c.s, c.wino
 	n := (ty1 - ty0) * wg.tilesW
 	per := packedASize(c.m, c.k)
@@ -295,21 +331,21 @@ func (c *Conv) winoGemms(sc *workspace, ty0, ty1 int) {
 		sc.mat = matrixB{b: v[xi*wg.stride:], ldb: 16 * wg.stride, offs: wg.offs, wide: true}
 		g := gemmOp{ks: c.ks, m: c.m, n: n, k: c.k, kc: c.kc, ap: c.ap[xi*per : (xi+1)*per],
 			b: &sc.mat, c: mm[xi*wg.stride:], ldc: 16 * wg.stride}
-		g.block(0, c.m, 0, n, sc.buf.b[:])
+		g.block(o0, o1, 0, n, sc.buf.b[:])
 	}
 	sc.mat = matrixB{}
 }
 
-// winoOut transforms tile rows [ty0, ty1) from the block's M into dst,
-// adding the bias and res (nil, or dst's shape; may be dst) and applying
-// the activation.
-func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1 int) {
+// winoOut transforms output channels [o0, o1) of tile rows [ty0, ty1)
+// from the block's M into dst, adding the bias and res (nil, or dst's
+// shape; may be dst) and applying the activation.
+func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1, o0, o1 int) {
 	s, wg := c.s, c.wino
 	oh, ow := s.OutH(), s.OutW()
 	mm := vm[16*s.InC*wg.stride:]
 	flags, lo, hi, alpha := c.act.epilogue()
 	ep := winoEpilogue{flags: flags, lo: lo, hi: hi, alpha: alpha}
-	for o := range s.OutC {
+	for o := o0; o < o1; o++ {
 		ep.b0 = 0
 		if wg.bias != nil {
 			ep.b0 = wg.bias[o]

@@ -104,17 +104,17 @@ func TestDeinterleave(t *testing.T) {
 }
 
 // TestWinogradBlocks checks that a Winograd convolution computed in blocks
-// of 1, 2 or 3 tile rows, each padding its own input rows, is bit for bit
-// the one-block result, with every combination of top and left padding (0
-// to 2) and odd and even sizes, also when the buffers were last used for
-// another input.
+// of 1, 2 or 3 tile rows and 1 to 3 groups of output channels, each
+// padding its own input rows, is bit for bit the one-block result, with
+// every combination of top and left padding (0 to 2) and odd and even
+// sizes, also when the buffers were last used for another input.
 func TestWinogradBlocks(t *testing.T) {
 	forEachSet(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(45, 46))
 		for _, size := range [][2]int{{7, 9}, {10, 6}, {5, 5}, {12, 13}} {
 			for pad := range 9 {
 				pt, pl := pad/3, pad%3
-				s := ConvShape{InC: 8, InH: size[0], InW: size[1], OutC: 5, KH: 3, KW: 3, StrideH: 1, StrideW: 1,
+				s := ConvShape{InC: 8, InH: size[0], InW: size[1], OutC: 21, KH: 3, KW: 3, StrideH: 1, StrideW: 1,
 					PadTop: pt, PadLeft: pl, PadBottom: 2 - pt, PadRight: (pl + 1) % 3, DilH: 1, DilW: 1, Groups: 1}
 				conv, _, _, src := newRandConv(t, r, convCase{s: s, bias: true, act: Activation{Kind: ActRelu}, n: 1}, stratWinograd)
 				other := randSlice(r, len(src))
@@ -122,15 +122,22 @@ func TestWinogradBlocks(t *testing.T) {
 				res := randSlice(r, osz)
 				tilesH := conv.wino.tilesH
 				want := make([]float32, osz)
-				conv.winoBlocks(new(workspace), make([]float32, conv.winoPadLen(tilesH)+32), want, res, src, tilesH, 0, 1)
+				conv.winoBlocks(new(workspace), make([]float32, conv.winoPadLen(tilesH)+32), want, res, src, tilesH, 0, 1, 0, s.OutC)
 				for rows := 1; rows <= 3; rows++ {
-					blocks := (tilesH + rows - 1) / rows
-					sc, padBuf := new(workspace), make([]float32, blocks*conv.winoPadLen(rows)+32)
-					got := make([]float32, osz)
-					conv.winoBlocks(sc, padBuf, got, res, other, rows, 0, blocks)
-					conv.winoBlocks(sc, padBuf, got, res, src, rows, 0, blocks)
-					if !slices.Equal(got, want) {
-						t.Fatalf("%+v: blocks of %d tile rows differ from one block", s, rows)
+					for groups := 1; groups <= 3; groups++ {
+						p := winoPlan{rows: rows, groups: groups}
+						blocks := (tilesH + rows - 1) / rows
+						sc, padBuf := new(workspace), make([]float32, groups*blocks*conv.winoPadLen(rows)+32)
+						got := make([]float32, osz)
+						for _, in := range [][]float32{other, src} {
+							for g := range groups {
+								o0, o1 := conv.groupChannels(p, g)
+								conv.winoBlocks(sc, padBuf[g*blocks*conv.winoPadLen(rows):], got, res, in, rows, 0, blocks, o0, o1)
+							}
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("%+v: %+v differs from one block", s, p)
+						}
 					}
 				}
 			}
