@@ -26,16 +26,17 @@ func winogradPays(s ConvShape) bool { return s.InC >= 8 }
 
 // winograd is the prepared state of a Winograd convolution.
 //
-// Forward processes the tiles in blocks of rows of tiles (rowsPerBlk at a
-// time), each block on one goroutine, sized so that a block's transformed
-// input V (16 × InC × tiles) and GEMM output M (16 × OutC × tiles) stay in
-// the L2 cache: padding of the input rows the block reads, input
-// transform, 16 GEMMs M_ξ = U_ξ · V_ξ, output transform, before the next
-// block. The padded rows are split into their even and odd columns (hw
-// values each), so that the transform of a row of tiles reads every
-// column of its 4×4 tiles with contiguous vector loads. V and M keep the
-// 16 values of a channel's tile close together (V[ch][ξ][t], M[o][ξ][t]):
-// the transforms read or write all 16 at once, the GEMMs use row strides.
+// Forward processes the tiles in blocks of rows of tiles, sized so that a
+// block's transformed input V (16 × InC × tiles) and GEMM output M (16 ×
+// OutC × tiles) stay in the L2 cache: padding of the input rows the block
+// reads, input transform, 16 GEMMs M_ξ = U_ξ · V_ξ, output transform,
+// before the next block. The workers share the blocks, or on small images
+// the output channels (see winoPlan). The padded rows are split into their
+// even and odd columns (hw values each), so that the transform of a row of
+// tiles reads every column of its 4×4 tiles with contiguous vector loads.
+// V and M keep the 16 values of a channel's tile close together
+// (V[ch][ξ][t], M[o][ξ][t]): the transforms read or write all 16 at once,
+// the GEMMs use row strides.
 type winograd struct {
 	tilesH, tilesW, tiles int                          // 2×2 output tiles
 	hw                    int                          // padded input rows: hw even then hw odd columns
