@@ -30,12 +30,12 @@ import (
 // instead of 3, longer than half the layer's work.
 
 // spinFor is how long an idle worker polls before it blocks. It covers the
-// gaps between the layers of one inference (single-threaded operators) and
-// the work between the inferences of a loop: with 200 µs, a worker blocked
-// once per ResNet-20 inference (a 160–320 µs gap), and the wake-up (a
-// futex and a virtual CPU to bring back) took so long that in 72 % of the
-// two-block Winograd calls the caller ran both blocks itself.
-const spinFor = time.Millisecond
+// gaps between the layers of one inference (single-threaded operators),
+// not the time between inferences: 1 ms, which covers the 160–320 µs
+// between two ResNet-20 inferences of a benchmark loop, made three such
+// loops sharing two cores 30–40 % slower, and a single loop no faster in
+// interleaved runs.
+const spinFor = 200 * time.Microsecond
 
 // task is one chunk t of a parallel call.
 type task struct {
@@ -110,15 +110,17 @@ func worker() {
 	}
 }
 
-// spinUntil busy-waits until ready reports true or the deadline passes,
-// yielding its P only every yieldEvery: runtime.Gosched puts the goroutine
-// on the global run queue, from which a P that has just become idle takes
-// it, and once the P it left has work again (its caller resumed) nothing
-// wakes another P for it. Polling with a Gosched at every check, 20 % of
-// the two-block Winograd calls inside ResNet-20 found their second block
-// already run by the caller; spinning, 7 %.
+// spinUntil busy-waits until ready reports true, the deadline passes or it
+// finds itself descheduled, yielding its P only every yieldEvery:
+// runtime.Gosched puts the goroutine on the global run queue, from which a
+// P that has just become idle takes it, and once the P it left has work
+// again (its caller resumed) nothing wakes another P for it. Measured
+// inside ResNet-20 (with a 2 ms spin), a worker polling with a Gosched at
+// every check was too late for 20 % of the two-block Winograd calls (the
+// caller had run both blocks), a spinning one for 7 %.
 func spinUntil(ready func() bool, deadline time.Time) {
-	yield := time.Now().Add(yieldEvery)
+	last := time.Now()
+	yield := last.Add(yieldEvery)
 	for !ready() {
 		for range 64 {
 			if ready() {
@@ -126,19 +128,29 @@ func spinUntil(ready func() bool, deadline time.Time) {
 			}
 		}
 		now := time.Now()
-		if now.After(deadline) {
+		if now.After(deadline) || now.Sub(last) > descheduled {
 			return
 		}
 		if now.After(yield) {
 			runtime.Gosched()
+			now = time.Now()
 			yield = now.Add(yieldEvery)
 		}
+		last = now
 	}
 }
 
 // yieldEvery is how often a spinning goroutine lets the others of its P
 // run (rarely: see spinUntil).
 const yieldEvery = 100 * time.Microsecond
+
+// descheduled is the gap between two checks of a spinning goroutine that
+// shows that its thread lost its CPU (or that other goroutines ran on its
+// P): then the CPUs are oversubscribed, and spinning would take time from
+// the work that keeps them busy, so the goroutine stops and blocks. With
+// three processes running ResNet-20 at batch 1 on two cores, spinning for
+// 1 ms regardless made them 30–40 % slower than 200 µs did.
+const descheduled = 50 * time.Microsecond
 
 // startWorkers makes sure that n workers are running.
 func startWorkers(n int) {
