@@ -72,6 +72,20 @@ func packA(dst []float32, a []float32, lda int, trans bool, m, k, kcb int, alpha
 		kc := min(kcb, k-p0)
 		for i := 0; i < mPad; i += mr {
 			d := dst[p0*mPad+i*kc : p0*mPad+(i+mr)*kc]
+			if !trans && alpha == 1 && i+mr <= m {
+				// A whole panel of an unscaled row-major A (the common
+				// case, per call for activations): four rows at a time,
+				// writing d in order.
+				a0 := a[i*lda+p0 : i*lda+p0+kc]
+				a1 := a[(i+1)*lda+p0 : (i+1)*lda+p0+kc]
+				a2 := a[(i+2)*lda+p0 : (i+2)*lda+p0+kc]
+				a3 := a[(i+3)*lda+p0 : (i+3)*lda+p0+kc]
+				for p := range a0 {
+					q := (*[mr]float32)(d[p*mr : p*mr+mr])
+					q[0], q[1], q[2], q[3] = a0[p], a1[p], a2[p], a3[p]
+				}
+				continue
+			}
 			for r := 0; r < mr; r++ {
 				if i+r >= m {
 					for p := 0; p < kc; p++ {

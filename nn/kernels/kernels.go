@@ -68,7 +68,10 @@
 //	go test ./nn/kernels -run '^$' -bench 'ConvModel|Kernel|Peak' -count 5
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Gemm computes C = alpha·op(A)·op(B) + beta·C where op(X) is X or Xᵀ.
 // op(A) is m×k, op(B) is k×n and C is m×n; lda, ldb and ldc are the row
@@ -94,7 +97,11 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 		naiveGemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	g := gemmOp{ks: activeSet(), m: m, n: n, k: k, b: &matrixB{b: b, ldb: ldb, trans: transB}, c: c, ldc: ldc}
+	mb := matrixB{b: b, ldb: ldb, trans: transB}
+	if !transB {
+		mb.offs = rowOffsets(ldb, k) // whole panels of B are read in place
+	}
+	g := gemmOp{ks: activeSet(), m: m, n: n, k: k, b: &mb, c: c, ldc: ldc}
 	switch beta {
 	case 0:
 	case 1:
@@ -110,6 +117,34 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	g.run()
 	leave()
 	scratch.put(buf)
+}
+
+// rowOffsetsCache holds, per row stride ld, the offsets p·ld of as many
+// rows as a Gemm has needed. A slice, once returned, is never written
+// again.
+var rowOffsetsCache struct {
+	sync.Mutex
+	m map[int][]int
+}
+
+// rowOffsets returns the offsets p·ld of rows 0 to k−1 of a row-major
+// matrix with row stride ld.
+func rowOffsets(ld, k int) []int {
+	c := &rowOffsetsCache
+	c.Lock()
+	defer c.Unlock()
+	o := c.m[ld]
+	if len(o) < k {
+		o = make([]int, k)
+		for p := range o {
+			o[p] = p * ld
+		}
+		if c.m == nil {
+			c.m = map[int][]int{}
+		}
+		c.m[ld] = o
+	}
+	return o[:k]
 }
 
 // checkMatrix panics unless x holds a rows×cols matrix (cols×rows when
