@@ -76,14 +76,8 @@ func packA(dst []float32, a []float32, lda int, trans bool, m, k, kcb int, alpha
 				// A whole panel of an unscaled row-major A (the common
 				// case, per call for activations): four rows at a time,
 				// writing d in order.
-				a0 := a[i*lda+p0 : i*lda+p0+kc]
-				a1 := a[(i+1)*lda+p0 : (i+1)*lda+p0+kc]
-				a2 := a[(i+2)*lda+p0 : (i+2)*lda+p0+kc]
-				a3 := a[(i+3)*lda+p0 : (i+3)*lda+p0+kc]
-				for p := range a0 {
-					q := (*[mr]float32)(d[p*mr : p*mr+mr])
-					q[0], q[1], q[2], q[3] = a0[p], a1[p], a2[p], a3[p]
-				}
+				interleave4(d, a[i*lda+p0:i*lda+p0+kc], a[(i+1)*lda+p0:(i+1)*lda+p0+kc],
+					a[(i+2)*lda+p0:(i+2)*lda+p0+kc], a[(i+3)*lda+p0:(i+3)*lda+p0+kc])
 				continue
 			}
 			for r := 0; r < mr; r++ {
@@ -105,6 +99,16 @@ func packA(dst []float32, a []float32, lda int, trans bool, m, k, kcb int, alpha
 				}
 			}
 		}
+	}
+}
+
+// interleave4Go sets d[4p+r] = ar[p] for the len(a0) values of four rows
+// (mr is 4).
+func interleave4Go(d, a0, a1, a2, a3 []float32) {
+	a1, a2, a3 = a1[:len(a0)], a2[:len(a0)], a3[:len(a0)]
+	for p := range a0 {
+		q := (*[mr]float32)(d[p*mr : p*mr+mr])
+		q[0], q[1], q[2], q[3] = a0[p], a1[p], a2[p], a3[p]
 	}
 }
 

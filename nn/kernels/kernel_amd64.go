@@ -229,3 +229,21 @@ func maxPool2s2AVX2(dst, src *float32, inW, outW, rows, n int)
 
 //go:noescape
 func maxPool3s2AVX2(dst, src *float32, inW, outW, rows, n int)
+
+// interleave4AVX2 is interleave4Go's loop over n (a multiple of 8) values
+// in AVX2 assembly (kernel_amd64.s).
+//
+//go:noescape
+func interleave4AVX2(d, a0, a1, a2, a3 *float32, n int)
+
+// interleave4 sets d[4p+r] = ar[p] for the len(a0) values of four rows (of
+// equal length; d holds 4·len(a0) values): a panel of packA.
+func interleave4(d, a0, a1, a2, a3 []float32) {
+	n := len(a0)
+	if v := n &^ 7; v > 0 && activeSet().isa != isaGeneric {
+		_, _, _, _ = a1[v-1], a2[v-1], a3[v-1], d[4*v-1]
+		interleave4AVX2(&d[0], &a0[0], &a1[0], &a2[0], &a3[0], v)
+		d, a0, a1, a2, a3 = d[4*v:], a0[v:], a1[v:], a2[v:], a3[v:]
+	}
+	interleave4Go(d, a0, a1, a2, a3)
+}

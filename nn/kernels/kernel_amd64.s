@@ -215,3 +215,43 @@ store:
 	VMOVUPS Y15, 64(BX)
 	VZEROUPPER
 	RET
+
+// func interleave4AVX2(d, a0, a1, a2, a3 *float32, n int)
+// d[4p+r] = ar[p] for p < n (n a multiple of 8): a 4×8 transpose per step.
+TEXT ·interleave4AVX2(SB), NOSPLIT, $0-48
+	MOVQ d+0(FP), DI
+	MOVQ a0+8(FP), R8
+	MOVQ a1+16(FP), R9
+	MOVQ a2+24(FP), R10
+	MOVQ a3+32(FP), R11
+	MOVQ n+40(FP), CX
+	XORQ AX, AX
+il4loop:
+	CMPQ AX, CX
+	JGE  il4done
+	VMOVUPS (R8)(AX*4), Y0
+	VMOVUPS (R9)(AX*4), Y1
+	VMOVUPS (R10)(AX*4), Y2
+	VMOVUPS (R11)(AX*4), Y3
+	VUNPCKLPS Y1, Y0, Y4 // a0[0] a1[0] a0[1] a1[1] | a0[4] a1[4] a0[5] a1[5]
+	VUNPCKHPS Y1, Y0, Y5 // a0[2] a1[2] a0[3] a1[3] | a0[6] …
+	VUNPCKLPS Y3, Y2, Y6 // a2[0] a3[0] a2[1] a3[1] | …
+	VUNPCKHPS Y3, Y2, Y7
+	VUNPCKLPD Y6, Y4, Y8  // column 0 | column 4
+	VUNPCKHPD Y6, Y4, Y9  // column 1 | column 5
+	VUNPCKLPD Y7, Y5, Y10 // column 2 | column 6
+	VUNPCKHPD Y7, Y5, Y11 // column 3 | column 7
+	VPERM2F128 $0x20, Y9, Y8, Y0  // columns 0, 1
+	VPERM2F128 $0x20, Y11, Y10, Y1 // columns 2, 3
+	VPERM2F128 $0x31, Y9, Y8, Y2  // columns 4, 5
+	VPERM2F128 $0x31, Y11, Y10, Y3 // columns 6, 7
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $8, AX
+	JMP  il4loop
+il4done:
+	VZEROUPPER
+	RET

@@ -59,3 +59,6 @@ func gemmTilesAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, l
 func gemmTilesAVX512(k int, a []float32, aStride int, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, cols, tiles, pf int) {
 	panic("kernels: no assembly")
 }
+
+// interleave4 sets d[4p+r] = ar[p] for the len(a0) values of four rows.
+func interleave4(d, a0, a1, a2, a3 []float32) { interleave4Go(d, a0, a1, a2, a3) }

@@ -111,6 +111,29 @@ func testGemmRandom(t *testing.T) {
 	}
 }
 
+// TestInterleave4 checks packA's four-row interleave of every kernel set on
+// 0 to 40 values (whole vectors and tails), and that it writes nothing
+// past 4n.
+func TestInterleave4(t *testing.T) {
+	forEachSet(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(47, 48))
+		for n := 0; n <= 40; n++ {
+			rows := [4][]float32{randSlice(r, n), randSlice(r, n), randSlice(r, n), randSlice(r, n)}
+			d := randSlice(r, 4*n+5)
+			want := slices.Clone(d)
+			for p := 0; p < n; p++ {
+				for k := range rows {
+					want[4*p+k] = rows[k][p]
+				}
+			}
+			interleave4(d[:4*n+5], rows[0], rows[1], rows[2], rows[3])
+			if !slices.Equal(d, want) {
+				t.Fatalf("n=%d: got %v, want %v", n, d, want)
+			}
+		}
+	})
+}
+
 // TestGemmBlocking covers several depth and column blocks, tile edges in
 // both directions and the row and column splits over goroutines.
 func TestGemmBlocking(t *testing.T) { forEachSet(t, testGemmBlocking) }
