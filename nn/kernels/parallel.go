@@ -85,8 +85,8 @@ func (tk *task) run(sc *workspace) {
 	}
 }
 
-// worker runs queued tasks, polling for spinFor after each before it
-// blocks.
+// worker runs queued tasks, polling for spinFor after each (less when it
+// finds itself descheduled, see spinUntil) before it blocks.
 func worker() {
 	sc := new(workspace)
 	for {
@@ -94,17 +94,9 @@ func worker() {
 		select {
 		case tk = <-queue:
 		default:
-			deadline := time.Now().Add(spinFor)
-			for tk == nil {
-				spinUntil(func() bool { return len(queue) > 0 }, deadline)
-				select {
-				case tk = <-queue:
-				default:
-					if time.Now().After(deadline) {
-						tk = <-queue
-					}
-				}
-			}
+			// Spin, then take the task that came or block for the next.
+			spinUntil(func() bool { return len(queue) > 0 }, time.Now().Add(spinFor))
+			tk = <-queue
 		}
 		tk.run(sc)
 	}
