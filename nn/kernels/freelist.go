@@ -39,11 +39,17 @@ type floatList struct{ l freeList[[]float32] }
 // get returns a scratch slice of n values (contents undefined).
 func (f *floatList) get(n int) *[]float32 {
 	p := f.l.get()
-	if cap(*p) < n {
-		*p = make([]float32, n)
-	}
-	*p = (*p)[:n]
+	*p = growFloats(*p, n)
 	return p
 }
 
 func (f *floatList) put(p *[]float32) { f.l.put(p) }
+
+// growFloats returns buf resliced to n values, reallocated if too short
+// (contents undefined).
+func growFloats(buf []float32, n int) []float32 {
+	if cap(buf) < n {
+		return make([]float32, n)
+	}
+	return buf[:n]
+}

@@ -250,15 +250,6 @@ func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0,
 	}
 }
 
-// growFloats returns buf resliced to n values, reallocated if too short
-// (contents undefined).
-func growFloats(buf []float32, n int) []float32 {
-	if cap(buf) < n {
-		return make([]float32, n)
-	}
-	return buf[:n]
-}
-
 // winoPadRows copies into pad the input rows that tile rows [ty0, ty1)
 // read, as padded rows (padRows(ty1−ty0) of them per channel) split into
 // their even and odd columns: channel ch, padded row 2·ty0 + r, padded
