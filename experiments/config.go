@@ -61,7 +61,8 @@ type Config struct {
 	// Output is the results folder; Cache the sweep cache folder
 	// (default .cache/amt). Both are relative to the working directory.
 	Output, Cache string
-	// Workers is the number of sweep workers (0 = GOMAXPROCS).
+	// Workers is the number of sweep workers (0 = kernels.Threads: the
+	// cores amt computes on).
 	Workers int
 	// State, when set, is a folder of agent state files
 	// (State/<agent id>/seed-<n>.state): each run continues from its file

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/nn/kernels"
 	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -46,7 +46,8 @@ type sweepConfig struct {
 	// cache holds rows of the whole source, so a limited sweep reuses and
 	// extends the cache of the unlimited one and the other way round.
 	limit int
-	// workers is the number of concurrent workers; 0 means GOMAXPROCS.
+	// workers is the number of concurrent workers; 0 means
+	// kernels.Threads (GOMAXPROCS unless the program set it lower).
 	workers int
 	// budget, when set, bounds the pixels of the images in flight.
 	budget *imageBudget
@@ -458,7 +459,7 @@ func (s *sweepRun) featureLine(i int) any {
 func (s *sweepRun) run(ctx context.Context, todo []int, done, total int) error {
 	workers := s.cfg.workers
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = kernels.Threads()
 	}
 	workers = min(workers, len(todo))
 	ctx, cancel := context.WithCancel(ctx)

@@ -2,7 +2,6 @@ package nn
 
 import (
 	"math"
-	"runtime"
 	"slices"
 
 	"github.com/amt-dev/amt/nn/kernels"
@@ -250,8 +249,8 @@ func (b *builder) fusableAct(j int) (act kernels.Activation, ok bool) {
 	return act, ok
 }
 
-// forEachChunk splits [0, n) over up to GOMAXPROCS goroutines.
-func forEachChunk(n int, f func(i0, i1 int)) { kernels.ParallelFor(n, runtime.GOMAXPROCS(0), f) }
+// forEachChunk splits [0, n) over up to kernels.Threads goroutines.
+func forEachChunk(n int, f func(i0, i1 int)) { kernels.ParallelFor(n, kernels.Threads(), f) }
 
 // window reads the strides, dilations and pads of a 2-D Conv or pooling
 // node for kernel size k over input size in.

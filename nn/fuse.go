@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 
 	"github.com/amt-dev/amt/nn/kernels"
@@ -364,7 +363,7 @@ func (b *builder) fuseChain() (v *value, result string, ok bool) {
 		}
 	}
 	total := numel(shape)
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers := max(1, kernels.Threads())
 	scratch := make([][]float32, workers)
 	for w := range scratch {
 		scratch[w] = make([]float32, nTemp*ewBlock)

@@ -47,7 +47,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -278,7 +277,7 @@ func cloneInfos(in []TensorInfo) []TensorInfo {
 // A batch of a model with a dynamic batch axis whose every op computes each
 // image from that image alone (checked once per model, conservatively: the
 // usual CNN ops, not those that may mix images) runs the same way, image
-// by image: up to GOMAXPROCS goroutines each run whole images on their own
+// by image: up to kernels.Threads goroutines each run whole images on their own
 // batch-1 graph, which keeps an image's activations in one core's caches.
 // Other dynamic-batch graphs run op by op over the whole batch. Either way
 // the results are those of running each image alone.
@@ -635,7 +634,7 @@ func decode(om *onnx.Model, b []byte) (err error) {
 // PlannedBytes returns the memory Run plans for a batch of batch images:
 // the weights, the constants computed at load time, the activation buffers
 // of the graph Run uses for that batch (or, when it runs the batch image
-// by image, of each of its min(GOMAXPROCS, batch) workers' graphs), and
+// by image, of each of its min(kernels.Threads(), batch) workers' graphs), and
 // the batch's inputs and outputs. It builds the graphs needed without
 // allocating their buffers, and fails as Run would when they cannot be
 // built (for example a batch other than the fixed one of a model of fixed
@@ -695,7 +694,7 @@ func (m *Model) plan(batch int) (memPlan, error) {
 	if err != nil {
 		return pl, err
 	}
-	w := int64(min(runtime.GOMAXPROCS(0), batch))
+	w := int64(min(kernels.Threads(), batch))
 	pl.graphs = int(w)
 	pl.consts = mulSat(w, inst.constBytes)
 	pl.activations = mulSat(w, inst.bufBytes)

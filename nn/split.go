@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -112,11 +111,11 @@ func axisNot0(ax int64, r int) bool {
 
 // splitRun runs a batch of n images image by image, for a separable graph
 // with a dynamic batch or a model of fixed batch 1 (see Run):
-// each of up to GOMAXPROCS workers runs images on its own batch-1 graph (the
+// each of up to kernels.Threads workers runs images on its own batch-1 graph (the
 // first one m's, the others those of m's worker clones), taking the next
 // image when done. The outputs are concatenated along axis 0.
 func (m *Model) splitRun(inputs []*tensor.Dense, n int) ([]*tensor.Dense, error) {
-	w := min(runtime.GOMAXPROCS(0), n)
+	w := min(kernels.Threads(), n)
 	for len(m.workers) < w-1 {
 		m.workers = append(m.workers, m.Clone())
 	}

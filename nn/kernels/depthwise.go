@@ -3,7 +3,6 @@ package kernels
 import (
 	"errors"
 	"fmt"
-	"runtime"
 )
 
 // Depthwise is a depthwise 2-D convolution of stride 1 or 2 (one filter
@@ -99,7 +98,7 @@ func (d *Depthwise) forward(dst, src, res []float32, n int) {
 		panic(fmt.Sprintf("kernels: Depthwise: buffers too short for %d images of %+v", n, s))
 	}
 	planes := n * c
-	w := min(planes, max(1, runtime.GOMAXPROCS(0)-int(active.Load())+1))
+	w := min(planes, max(1, Threads()-int(active.Load())+1))
 	if planes*osz*s.KH*s.KW < 1<<16 {
 		w = 1
 	}

@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -227,7 +226,7 @@ func workers(flops int) int {
 	if flops < parMinFlops {
 		return 1
 	}
-	return max(1, runtime.GOMAXPROCS(0)-int(active.Load())+1)
+	return max(1, Threads()-int(active.Load())+1)
 }
 
 // packBuf is a buffer for a packed B panel.

@@ -5,7 +5,7 @@
 // assembly) may be swapped without touching the importer.
 //
 // All matrices are row-major float32, images NCHW. Kernels may use several
-// goroutines (up to runtime.GOMAXPROCS) for one call, fewer when other
+// goroutines (up to Threads) for one call, fewer when other
 // kernel calls are running at the same time (callers that already run
 // images in parallel do not oversubscribe the CPU); the results never
 // depend on the split. They are safe for concurrent use.

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"runtime"
 )
 
 // This file keeps the package's first, straightforward implementation
@@ -65,7 +64,7 @@ func naiveParallelRows(m, cost int, f func(i0, i1 int)) {
 		f(0, m)
 		return
 	}
-	ParallelFor(m, runtime.GOMAXPROCS(0), f)
+	ParallelFor(m, Threads(), f)
 }
 
 // naiveConv is the original Conv.Forward: im2col then naiveGemm per group.

@@ -168,7 +168,7 @@ func parallel(w int, f func(t int, sc *workspace)) {
 		f(0, own)
 		return
 	}
-	startWorkers(runtime.GOMAXPROCS(0) - 1)
+	startWorkers(Threads() - 1)
 	g := groups.get()
 	if g.done == nil {
 		g.done = make(chan struct{}, 1)
@@ -231,5 +231,5 @@ func copyWorkers(values int) int {
 	if values < copyMinValues {
 		return 1
 	}
-	return max(1, runtime.GOMAXPROCS(0)-int(active.Load())+1)
+	return max(1, Threads()-int(active.Load())+1)
 }

@@ -29,8 +29,10 @@
 #   ORT_SPIN       1 (default): ONNX Runtime's idle threads spin-wait (its
 #                  default); 0: they block (better on a busy shared machine)
 #   BENCH_RUN      regexp selecting workloads, e.g. 'squeezenet' (default all)
-#   BENCH_THREADS  threads of each side (Go: GOMAXPROCS; ORT: intraOpNumThreads;
-#                  the FMA peak is measured on as many; default 2)
+#   BENCH_THREADS  threads of each side (Go: AMT_THREADS, with GOMAXPROCS one
+#                  more from 2 threads on, as cmd/amt runs: see spareP there;
+#                  ORT: intraOpNumThreads; the FMA peak is measured on as
+#                  many; default 2)
 #   GO             go command (default go)
 #   AMT_SHARED     the shared folder with assets/models (default: found
 #                  beside the repository or a parent folder)
@@ -163,11 +165,13 @@ done
 # The Go side first, one kernel set after the other, then ORT: never two
 # at once, they would share the CPUs.
 go_re="^BenchmarkModels\$/$run_re"
+go_procs=$threads
+if [ "$threads" -ge 2 ]; then go_procs=$((threads + 1)); fi
 tables=()
 for set in $sets; do
 	go_out=$ort_dir/last-go-$set.txt
-	echo "# AMT_KERNELS=$set GOMAXPROCS=$threads go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
-	if ! (cd "$repo" && AMT_KERNELS=$set GOMAXPROCS=$threads "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
+	echo "# AMT_KERNELS=$set AMT_THREADS=$threads GOMAXPROCS=$go_procs go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
+	if ! (cd "$repo" && AMT_KERNELS=$set AMT_THREADS=$threads GOMAXPROCS=$go_procs "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
 		echo "# the Go benchmarks failed or do not build yet (amt $set: n/a); tail of $go_out:" >&2
 		tail -n 5 "$go_out" | sed 's/^/#   /' >&2
 	fi
