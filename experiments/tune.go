@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
+	"github.com/amt-dev/amt/nn/kernels"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -295,7 +295,7 @@ func tuneRuns(ctx context.Context, env Env, sc scenario.Scenario, spec AgentSpec
 	}
 	workers := cfg.Workers
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = kernels.Threads()
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
