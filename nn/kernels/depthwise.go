@@ -98,7 +98,7 @@ func (d *Depthwise) forward(dst, src, res []float32, n int) {
 		panic(fmt.Sprintf("kernels: Depthwise: buffers too short for %d images of %+v", n, s))
 	}
 	planes := n * c
-	w := min(planes, max(1, Threads()-int(active.Load())+1))
+	w := min(planes, freeThreads())
 	if planes*osz*s.KH*s.KW < 1<<16 {
 		w = 1
 	}

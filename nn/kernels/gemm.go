@@ -226,8 +226,12 @@ func workers(flops int) int {
 	if flops < parMinFlops {
 		return 1
 	}
-	return max(1, Threads()-int(active.Load())+1)
+	return freeThreads()
 }
+
+// freeThreads returns Threads less the other kernel calls in progress
+// (active counts the caller's own once it has entered), at least 1.
+func freeThreads() int { return max(1, Threads()-int(active.Load())+1) }
 
 // packBuf is a buffer for a packed B panel.
 type packBuf struct{ b [kcMax * nrMax]float32 }

@@ -231,5 +231,5 @@ func copyWorkers(values int) int {
 	if values < copyMinValues {
 		return 1
 	}
-	return max(1, Threads()-int(active.Load())+1)
+	return freeThreads()
 }
