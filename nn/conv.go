@@ -82,6 +82,23 @@ func convOp(b *builder, a *attrs, ins []*value) *value {
 	isz, osz := numel(x.shape[1:]), numel(shape[1:])
 	batch := x.shape[0]
 	dev := devConv{shape: s, batch: batch, weight: weight, bias: bias, act: f.act}
+	if j, ps := b.fusableMaxPool(f.out, shape); j >= 0 && f.res == nil {
+		if cp, err := kernels.NewConvMaxPool(conv, ps); err == nil {
+			// The MaxPool after it, computed with it band by band.
+			pshape := []int{batch, s.OutC, ps.OutH, ps.OutW}
+			b.checkShape(pshape)
+			posz := numel(pshape[1:])
+			dev.pool = &ps
+			v := b.onDevice(b.emit(pshape, []*value{x}, func(dst []float32, ins [][]float32) {
+				forEachChunk(batch, func(i0, i1 int) {
+					cp.Forward(dst[i0*posz:i1*posz], ins[0][i0*isz:i1*isz], i1-i0)
+				})
+			}), dev)
+			b.skip[j] = true
+			b.env[b.p.nodes[j].outputs[0]] = v
+			return v
+		}
+	}
 	if f.res != nil {
 		v := b.onDevice(b.emit(shape, []*value{x, f.res}, func(dst []float32, ins [][]float32) {
 			forEachChunk(batch, func(i0, i1 int) {
@@ -149,6 +166,28 @@ func (b *builder) fuseConv(outC int, shape []int) convFusion {
 		}
 	}
 	return f
+}
+
+// fusableMaxPool reports whether the only consumer of the value named out,
+// a convolution's output of the given shape, is a MaxPool that the
+// convolution could compute with it (kernels.NewConvMaxPool decides
+// whether it can): it returns the MaxPool's node index and shape, or -1.
+func (b *builder) fusableMaxPool(out string, shape []int) (int, kernels.PoolShape) {
+	var ps kernels.PoolShape
+	j := b.consumer(out)
+	if j < 0 || b.p.nodes[j].op != "MaxPool" {
+		return -1, ps
+	}
+	n := &b.p.nodes[j]
+	ok := attempt(func() {
+		a := newAttrs(n)
+		ps = b.poolWindow(true, n, a, shape).maxShape(shape[2], shape[3])
+		a.checkUnused()
+	})
+	if !ok || ps.Validate() != nil {
+		return -1, ps
+	}
+	return j, ps
 }
 
 // residualAdd reports whether the only consumer of the value named out (a
@@ -341,14 +380,23 @@ func pool(isMax bool) func(b *builder, a *attrs, ins []*value) *value {
 	return func(b *builder, a *attrs, ins []*value) *value { return b.poolOp(isMax, a, ins) }
 }
 
-func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
-	x := need(ins, 0, "X")
-	n := b.node()
+// poolWindow is a 2-D pooling node's window over its input, read from its
+// attributes.
+type poolWindow struct {
+	kh, kw, sh, sw, dh, dw int
+	pads                   [4]int // top, left, bottom, right
+	include                bool   // count_include_pad
+	oh, ow                 int    // output size
+}
+
+// poolWindow reads the attributes of the pooling node n (MaxPool when
+// isMax, else AveragePool) over an input of shape x (4-D).
+func (b *builder) poolWindow(isMax bool, n *onode, a *attrs, x []int) poolWindow {
 	if len(n.outputs) > 1 && n.outputs[1] != "" && (len(b.p.consumers[n.outputs[1]]) > 0 || b.p.isOutput[n.outputs[1]]) {
 		fail("output \"Indices\" is not supported")
 	}
-	if len(x.shape) != 4 {
-		fail("only 2-D pooling (4-D input) is supported, input has shape %v", x.shape)
+	if len(x) != 4 {
+		fail("only 2-D pooling (4-D input) is supported, input has shape %v", x)
 	}
 	ks := a.ints("kernel_shape", nil)
 	if len(ks) != 2 || ks[0] <= 0 || ks[1] <= 0 {
@@ -357,23 +405,23 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 	if ks[0] > b.p.opt.MaxElements || ks[1] > b.p.opt.MaxElements {
 		b.overLimit("attribute \"kernel_shape\" %v: more than %d", ks, b.p.opt.MaxElements)
 	}
-	kh, kw := int(ks[0]), int(ks[1])
-	ih, iw := x.shape[2], x.shape[3]
-	sh, sw, dh, dw, pads := b.window(a, [2]int{kh, kw}, [2]int{ih, iw})
-	if pads[0] >= kh || pads[2] >= kh || pads[1] >= kw || pads[3] >= kw {
+	w := poolWindow{kh: int(ks[0]), kw: int(ks[1])}
+	ih, iw := x[2], x[3]
+	w.sh, w.sw, w.dh, w.dw, w.pads = b.window(a, [2]int{w.kh, w.kw}, [2]int{ih, iw})
+	if w.pads[0] >= w.kh || w.pads[2] >= w.kh || w.pads[1] >= w.kw || w.pads[3] >= w.kw {
 		// As ONNX Runtime: a window could lie entirely in the padding.
-		fail("pads %v must be smaller than kernel_shape %v", pads, ks)
+		fail("pads %v must be smaller than kernel_shape %v", w.pads, ks)
 	}
 	ceil := a.int("ceil_mode", 0) != 0
 	a.ignore("storage_order")
-	include := a.int("count_include_pad", 0) != 0
-	if !isMax && (dh != 1 || dw != 1) {
+	w.include = a.int("count_include_pad", 0) != 0
+	if !isMax && (w.dh != 1 || w.dw != 1) {
 		fail("AveragePool with dilations is not supported")
 	}
 	outSize := func(in, k, s, d, pb, pe int) int {
 		span := in + pb + pe - ((k-1)*d + 1)
 		if span < 0 {
-			fail("kernel %v larger than padded input %v", ks, x.shape)
+			fail("kernel %v larger than padded input %v", ks, x)
 		}
 		o := span/s + 1
 		if ceil {
@@ -384,14 +432,27 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 		}
 		return o
 	}
-	oh := outSize(ih, kh, sh, dh, pads[0], pads[2])
-	ow := outSize(iw, kw, sw, dw, pads[1], pads[3])
+	w.oh = outSize(ih, w.kh, w.sh, w.dh, w.pads[0], w.pads[2])
+	w.ow = outSize(iw, w.kw, w.sw, w.dw, w.pads[1], w.pads[3])
+	return w
+}
+
+// maxShape returns the kernels' shape of a max pooling with window w over
+// planes of ih×iw.
+func (w poolWindow) maxShape(ih, iw int) kernels.PoolShape {
+	return kernels.PoolShape{InH: ih, InW: iw, OutH: w.oh, OutW: w.ow, KH: w.kh, KW: w.kw,
+		StrideH: w.sh, StrideW: w.sw, PadTop: w.pads[0], PadLeft: w.pads[1], DilH: w.dh, DilW: w.dw}
+}
+
+func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
+	x := need(ins, 0, "X")
+	pw := b.poolWindow(isMax, b.node(), a, x.shape)
+	kh, kw, sh, sw, dh, dw, pads, include := pw.kh, pw.kw, pw.sh, pw.sw, pw.dh, pw.dw, pw.pads, pw.include
+	ih, iw, oh, ow := x.shape[2], x.shape[3], pw.oh, pw.ow
 	shape := []int{x.shape[0], x.shape[1], oh, ow}
 	planes := x.shape[0] * x.shape[1]
 	if isMax {
-		ps := kernels.PoolShape{InH: ih, InW: iw, OutH: oh, OutW: ow, KH: kh, KW: kw,
-			StrideH: sh, StrideW: sw, PadTop: pads[0], PadLeft: pads[1], DilH: dh, DilW: dw}
-		if ps.Validate() == nil {
+		if ps := pw.maxShape(ih, iw); ps.Validate() == nil {
 			return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 				kernels.MaxPool(out, ins[0], planes, ps)
 			}), devPool{max: true, planes: planes, shape: ps})

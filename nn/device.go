@@ -183,13 +183,15 @@ func (b *builder) onDevice(v *value, d devOp) *value {
 type devOp interface{ devOp() }
 
 // devConv is a convolution of batch images (input 0) with its fused
-// epilogue: bias, the residual input 1 when present, the activation. The
-// weight and bias are the CPU's (any BatchNormalization folded in).
+// epilogue: bias, the residual input 1 when present, the activation; then
+// the max pooling fused after it, if any. The weight and bias are the
+// CPU's (any BatchNormalization folded in).
 type devConv struct {
 	shape        kernels.ConvShape
 	batch        int
 	weight, bias []float32
 	act          kernels.Activation
+	pool         *kernels.PoolShape // nil, or a max pooling of the output (the op's output)
 }
 
 // devAffine is y = x·scale[c] + shift[c] with c = (i / inner) mod

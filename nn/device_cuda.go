@@ -581,6 +581,23 @@ func (ci *cudaInst) deviceOp(r *opRec, ins []*cuda.Buffer, out *cuda.Buffer) (fu
 		}
 		keep(c)
 		x, n := ins[0], dv.batch
+		if dv.pool != nil {
+			// The convolution into a buffer of its own, then the pooling.
+			ps := *dv.pool
+			if err := ps.Validate(); err != nil {
+				return nil, err
+			}
+			tmp, err := ci.alloc(n * dv.shape.OutC * dv.shape.OutH() * dv.shape.OutW())
+			if err != nil {
+				return nil, err
+			}
+			return func() error {
+				if err := c.Forward(tmp, x, n); err != nil {
+					return err
+				}
+				return d.MaxPool(out, tmp, n*dv.shape.OutC, ps)
+			}, nil
+		}
 		switch o := r.op; {
 		case len(ins) > 1 && ins[1] != nil:
 			res := ins[1]

@@ -400,12 +400,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 				call.mat = matrixB{b: in, ldb: c.n, offs: c.offs}
 				call.g.b = &call.mat
 			case stratShifted:
-				if w := copyWorkers(icg * s.InH * s.InW); w > 1 {
-					pad := pad
-					ParallelFor(icg, w, func(ch0, ch1 int) { c.padInput(pad, in, ch0, ch1) })
-				} else {
-					c.padInput(pad, in, 0, icg)
-				}
+				c.padImage(pad, in, icg)
 				call.sh = shiftB{pad: pad, offs: c.offs, maxOff: c.maxOff}
 				call.g.b = &call.sh
 				if compact {
@@ -440,6 +435,16 @@ func (c *Conv) compact(out, cbuf []float32, o0, o1 int) {
 			copy(out[(o*oh+y)*ow:(o*oh+y+1)*ow], cbuf[o*c.n+y*c.wph:])
 		}
 	}
+}
+
+// padImage runs padInput over channels [0, icg), on several goroutines
+// when the copy is large.
+func (c *Conv) padImage(pad, in []float32, icg int) {
+	if w := copyWorkers(icg * c.s.InH * c.s.InW); w > 1 {
+		ParallelFor(icg, w, func(ch0, ch1 int) { c.padInput(pad, in, ch0, ch1) })
+		return
+	}
+	c.padInput(pad, in, 0, icg)
 }
 
 // padInput scatters one group's input channels into the zero-padded,
