@@ -285,6 +285,10 @@ func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
 		for j := j0; j < j1; j += ks.nr {
 			nw := min(ks.nr, g.n-j)
 			bp, boff, maxOff := g.b.panel(buf, pc, kc, j, nw, ks.nr)
+			if nw <= gemvCols && ks.isa != isaGeneric {
+				g.columns(i0, i1, j, nw, kc, aBlock, bp, boff, maxOff, &ep)
+				continue
+			}
 			i := i0
 			if t := (i1 - i0) / ks.mr; t >= 2 && ks.isa != isaGeneric && (nw == nr || ks.isa == isaAVX512) {
 				// Every full tile of the panel in one call.
@@ -303,6 +307,40 @@ func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
 					ep.bias = &g.bias[i]
 				}
 				ks.gemm(kc, aBlock[i*kc:], mr*kc, bp, boff, maxOff, g.c[i*g.ldc+j:], g.ldc, &ep, min(ks.mr, g.m-i), nw, 4*ks.nr)
+			}
+		}
+	}
+}
+
+// gemvCols is the widest column panel that block computes column by
+// column (gemvFMA) in the assembly sets: the micro-kernels compute whole
+// vectors of 16 (avx512) or tiles of 24 (avx2) columns, so a panel of a
+// few columns, as the 49th column of a Winograd GEMM over a 13×13 image's
+// 49 tiles, would cost as much as 16 or 24; one column costs an eighth of
+// a 16-column vector on a core with two 256-bit FMA pipes.
+const gemvCols = 4
+
+// columns computes rows [i0, i1) of the nw columns j… of C for one depth
+// block (kc deep, packed A block aBlock, B panel bp with row offsets boff),
+// one column at a time, with the epilogue ep: each element as the
+// micro-kernels compute it.
+func (g *gemmOp) columns(i0, i1, j, nw, kc int, aBlock, bp []float32, boff []int, maxOff int, ep *epilogue) {
+	const rowsMax = 512 // rows per gemvFMA call (a multiple of mr)
+	var t [rowsMax]float32
+	for c := 0; c < nw; c++ {
+		for r0 := i0; r0 < i1; r0 += rowsMax {
+			rows := min(rowsMax, i1-r0)
+			if ep.flags&epAccumulate != 0 {
+				for r := range rows {
+					t[r] = g.c[(r0+r)*g.ldc+j+c]
+				}
+			}
+			if g.bias != nil {
+				ep.bias = &g.bias[r0]
+			}
+			gemvFMA(kc, aBlock[r0*kc:], mr*kc, (rows+mr-1)/mr, bp[c:], boff, maxOff, t[:], ep)
+			for r := range rows {
+				g.c[(r0+r)*g.ldc+j+c] = t[r]
 			}
 		}
 	}

@@ -52,6 +52,10 @@ func maxPool3s2AVX512(dst, src *float32, inW, outW, rows, n int) { panic("kernel
 func maxPool2s2AVX2(dst, src *float32, inW, outW, rows, n int)   { panic("kernels: no assembly") }
 func maxPool3s2AVX2(dst, src *float32, inW, outW, rows, n int)   { panic("kernels: no assembly") }
 
+func gemvFMA(k int, a []float32, panelStride, panels int, b []float32, boff []int, maxOff int, t []float32, ep *epilogue) {
+	panic("kernels: no assembly")
+}
+
 func gemmTilesAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, tiles, pf int) {
 	panic("kernels: no assembly")
 }
