@@ -133,12 +133,12 @@ func TestResidualFusion(t *testing.T) {
 	}
 }
 
-// poolNet is a convolution (shifted or pointwise, by its kernel size k)
-// with a Relu, then a MaxPool with the given attributes; with exposeConv
-// the Relu's output is also a graph output, which must prevent the fusion
-// of the MaxPool into the Conv.
-func poolNet(k int64, poolAttrs []ot.Attr, exposeConv bool) ot.Model {
-	vals := make([]float32, 8*3*k*k)
+// poolNet is a convolution of inC input channels (pointwise for k = 1;
+// for k = 3 shifted with 3, Winograd with 8) with a Relu, then a MaxPool
+// with the given attributes; with exposeConv the Relu's output is also a
+// graph output, which must prevent the fusion of the MaxPool into the Conv.
+func poolNet(inC, k int64, poolAttrs []ot.Attr, exposeConv bool) ot.Model {
+	vals := make([]float32, 8*inC*k*k)
 	for i := range vals {
 		vals[i] = float32(math.Sin(float64(5*i+1))) * 0.4
 	}
@@ -152,34 +152,37 @@ func poolNet(k int64, poolAttrs []ot.Attr, exposeConv bool) ot.Model {
 			{Name: "relu", Op: "Relu", In: []string{"c"}, Out: []string{"r"}},
 			{Name: "pool", Op: "MaxPool", In: []string{"r"}, Out: []string{"p"}, Attrs: poolAttrs},
 		},
-		Inits:   []ot.Tensor{ot.F32("w", []int64{8, 3, k, k}, vals...), ot.F32("b", []int64{8}, -0.1, 0.2, -0.3, 0.4, -0.5, 0.6, -0.7, 0.8)},
-		Inputs:  []ot.Value{{Name: "x", Dims: []any{"N", 3, 23, 19}}},
+		Inits:   []ot.Tensor{ot.F32("w", []int64{8, inC, k, k}, vals...), ot.F32("b", []int64{8}, -0.1, 0.2, -0.3, 0.4, -0.5, 0.6, -0.7, 0.8)},
+		Inputs:  []ot.Value{{Name: "x", Dims: []any{"N", int(inC), 23, 19}}},
 		Outputs: outs,
 	}
 }
 
 // TestMaxPoolFusion checks that a MaxPool after a Conv (and its Relu) is
 // computed with it, as one op, with exactly the unfused graph's results,
-// and that one that cannot be banded (a 2×2/1 pooling with its windows
-// past the right edge of a 3×3 convolution's rows) is left alone.
+// and that those that cannot be (a 2×2/1 pooling with its windows past the
+// right edge of a shifted convolution's rows, a 3×3/2 one after a Winograd
+// convolution) are left alone.
 func TestMaxPoolFusion(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		k     int64
-		attrs []ot.Attr
-		fused bool
+		name   string
+		inC, k int64
+		attrs  []ot.Attr
+		fused  bool
 	}{
-		{"3x3 conv, 3x3/2 ceil pool", 3, []ot.Attr{ot.Ints("kernel_shape", 3, 3), ot.Ints("strides", 2, 2), ot.Int("ceil_mode", 1)}, true},
-		{"3x3 conv, 2x2/2 pool", 3, []ot.Attr{ot.Ints("kernel_shape", 2, 2), ot.Ints("strides", 2, 2)}, true},
-		{"1x1 conv, padded 3x3/1 pool", 1, []ot.Attr{ot.Ints("kernel_shape", 3, 3), ot.Ints("pads", 1, 1, 1, 1)}, true},
-		{"3x3 conv, padded 2x2/1 pool", 3, []ot.Attr{ot.Ints("kernel_shape", 2, 2), ot.Ints("pads", 0, 0, 1, 1)}, false},
+		{"3x3 shifted conv, 3x3/2 ceil pool", 3, 3, []ot.Attr{ot.Ints("kernel_shape", 3, 3), ot.Ints("strides", 2, 2), ot.Int("ceil_mode", 1)}, true},
+		{"3x3 shifted conv, 2x2/2 pool", 3, 3, []ot.Attr{ot.Ints("kernel_shape", 2, 2), ot.Ints("strides", 2, 2)}, true},
+		{"3x3 Winograd conv, 2x2/2 ceil pool", 8, 3, []ot.Attr{ot.Ints("kernel_shape", 2, 2), ot.Ints("strides", 2, 2), ot.Int("ceil_mode", 1)}, true},
+		{"1x1 conv, padded 3x3/1 pool", 3, 1, []ot.Attr{ot.Ints("kernel_shape", 3, 3), ot.Ints("pads", 1, 1, 1, 1)}, true},
+		{"3x3 shifted conv, padded 2x2/1 pool", 3, 3, []ot.Attr{ot.Ints("kernel_shape", 2, 2), ot.Ints("pads", 0, 0, 1, 1)}, false},
+		{"3x3 Winograd conv, 3x3/2 pool", 8, 3, []ot.Attr{ot.Ints("kernel_shape", 3, 3), ot.Ints("strides", 2, 2)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fused, err := LoadBytes(poolNet(tc.k, tc.attrs, false).Bytes(), "fused")
+			fused, err := LoadBytes(poolNet(tc.inC, tc.k, tc.attrs, false).Bytes(), "fused")
 			if err != nil {
 				t.Fatal(err)
 			}
-			plain, err := LoadBytes(poolNet(tc.k, tc.attrs, true).Bytes(), "unfused")
+			plain, err := LoadBytes(poolNet(tc.inC, tc.k, tc.attrs, true).Bytes(), "unfused")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +195,7 @@ func TestMaxPoolFusion(t *testing.T) {
 				if ops := graphOps(t, plain, batch); !slices.Contains(ops, "MaxPool(pool)") {
 					t.Errorf("graph ops %v: the MaxPool was fused although its input is a graph output", ops)
 				}
-				x := randInput([]int{batch, 3, 23, 19}, uint64(batch))
+				x := randInput([]int{batch, int(tc.inC), 23, 19}, uint64(batch))
 				got, err := fused.Run(x)
 				if err != nil {
 					t.Fatal(err)

@@ -99,6 +99,7 @@ type convCall struct {
 	// (zero: not yet).
 	scratch []float32
 	padPlan winoPlan
+	pool    winoPool // ConvMaxPool's pooling of a Winograd convolution
 }
 
 // NewConv prepares a convolution. weight has ONNX layout
@@ -344,7 +345,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	call := c.calls.get()
 	if c.strategy == stratWinograd {
 		for b := 0; b < n; b++ {
-			c.forwardWinograd(call, dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz], resAt(b))
+			c.forwardWinograd(call, dst[b*osz:(b+1)*osz], src[b*isz:(b+1)*isz], resAt(b), nil)
 		}
 		c.calls.put(call)
 		return

@@ -3,22 +3,24 @@ package kernels
 import "fmt"
 
 // ConvMaxPool is a convolution followed by a max pooling of its output
-// (SqueezeNet's first layer and its pooling; every Conv–MaxPool pair of
-// yolov3-tiny), computed band by band: a few rows of the convolution's
-// output are computed into a buffer that stays in cache and pooled at
-// once, so that the convolution's whole output (3 MB per image for
-// SqueezeNet-224's first layer, 11 MB for yolov3-tiny's) is never written
-// to memory and read back. The pooling windows of consecutive bands
-// overlap by KH−StrideH rows of the convolution: those are kept from one
-// band to the next, not recomputed.
+// (SqueezeNet's first layer and its pooling; yolov3-tiny's convolutions
+// and their 2×2/2 poolings), computed band by band: a few rows of the
+// convolution's output are computed into a buffer that stays in cache and
+// pooled at once, so that the convolution's whole output (3 MB per image
+// for SqueezeNet-224's first layer, 11 MB for yolov3-tiny's) is never
+// written to memory and read back. The pooling windows of consecutive
+// bands overlap by KH−StrideH rows of the convolution: those are kept from
+// one band to the next, not recomputed. (Winograd convolutions pool their
+// blocks of tile rows instead: see NewConvMaxPool.)
 //
 // Every value is computed exactly as Conv.Forward followed by MaxPool
 // computes it (the same GEMM, adding the same products in the same order,
 // the same maxima): the results are identical. A ConvMaxPool is safe for
 // concurrent use.
 type ConvMaxPool struct {
-	c     *Conv
-	p     PoolShape
+	c *Conv
+	p PoolShape
+	// Banded strategies only:
 	wcols int // values per convolution row in a band: the phase planes' width (shifted) or OutW (pointwise)
 	rows  int // convolution rows a band holds at most
 	band  int // pooled rows per band
@@ -31,11 +33,14 @@ type ConvMaxPool struct {
 const bandValues = 64 << 10
 
 // NewConvMaxPool prepares c followed by a max pooling of shape p, whose
-// input is c's output. Only the strategies that compute a run of output
-// rows as one run of GEMM columns can be banded ("pointwise-gemm" and
-// "shifted-gemm", one group): for other convolutions, or a pooling whose
-// windows reach past the right edge of a shifted convolution's rows, it
-// returns an error and the caller runs the two separately.
+// input is c's output. The strategies that compute a run of output rows
+// as one run of GEMM columns ("pointwise-gemm" and "shifted-gemm", one
+// group) are banded; "winograd-f2x2" pools each block of tile rows as it
+// transforms it, for poolings whose windows never span two blocks (at
+// most 2 rows at stride 2, no padding above: yolov3-tiny's 2×2/2). For
+// other convolutions and poolings, or a pooling whose windows reach past
+// the right edge of a shifted convolution's rows, it returns an error and
+// the caller runs the two separately.
 func NewConvMaxPool(c *Conv, p PoolShape) (*ConvMaxPool, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -43,6 +48,14 @@ func NewConvMaxPool(c *Conv, p PoolShape) (*ConvMaxPool, error) {
 	s := c.s
 	if p.InH != s.OutH() || p.InW != s.OutW() {
 		return nil, fmt.Errorf("kernels: pool input %d×%d differs from the convolution's output %d×%d", p.InH, p.InW, s.OutH(), s.OutW())
+	}
+	if c.strategy == stratWinograd {
+		// Pooled block by block (see winoPool).
+		if p.StrideH != 2 || (p.KH-1)*p.DilH > 1 || p.PadTop != 0 {
+			return nil, fmt.Errorf("kernels: a winograd-f2x2 convolution is pooled with it only by windows of at most 2 rows at stride 2 without padding above, not %d×%d/%d (dilation %d, padding %d)",
+				p.KH, p.KW, p.StrideH, p.DilH, p.PadTop)
+		}
+		return &ConvMaxPool{c: c, p: p}, nil
 	}
 	if s.Groups != 1 || (c.strategy != stratPointwise && c.strategy != stratShifted) {
 		return nil, fmt.Errorf("kernels: a %s convolution with %d groups cannot be computed in bands of rows", c.strategy, s.Groups)
@@ -93,6 +106,16 @@ func (cp *ConvMaxPool) Forward(dst, src []float32, n int) {
 	flops.Add(uint64(n) * c.Flops())
 	enter()
 	defer leave()
+	if c.strategy == stratWinograd {
+		call := c.calls.get()
+		for b := 0; b < n; b++ {
+			call.pool = winoPool{dst: dst[b*osz : (b+1)*osz], p: p}
+			c.forwardWinograd(call, nil, src[b*isz:(b+1)*isz], nil, &call.pool)
+		}
+		call.pool = winoPool{}
+		c.calls.put(call)
+		return
+	}
 	var pad []float32
 	if c.strategy == stratShifted {
 		buf := cp.pads.get()

@@ -7,11 +7,12 @@ import (
 	"testing"
 )
 
-// TestConvMaxPool checks that the banded convolution and pooling gives
-// exactly (bit for bit) what Conv.Forward followed by MaxPool gives, for
-// random shapes, every band size (bands of one pooled row up to the whole
-// image, so that the rows kept between bands are exercised), batches of
-// several images, and the real first layers of SqueezeNet and yolov3-tiny.
+// TestConvMaxPool checks that the banded convolution and pooling (and the
+// Winograd one pooled block by block) gives exactly (bit for bit) what
+// Conv.Forward followed by MaxPool gives, for random shapes, every band
+// size (bands of one pooled row up to the whole image, so that the rows
+// kept between bands are exercised), batches of several images, odd
+// output heights, and real layers of SqueezeNet and yolov3-tiny.
 func TestConvMaxPool(t *testing.T) { forEachSet(t, testConvMaxPool) }
 
 func testConvMaxPool(t *testing.T) {
@@ -45,6 +46,12 @@ func testConvMaxPool(t *testing.T) {
 			PoolShape{InH: 111, InW: 111, OutH: 55, OutW: 55, KH: 3, KW: 3, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}},
 		tcase{"yolo/conv1+pool", ConvShape{InC: 3, InH: 416, InW: 416, OutC: 16, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1},
 			PoolShape{InH: 416, InW: 416, OutH: 208, OutW: 208, KH: 2, KW: 2, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}},
+		tcase{"yolo/conv4+pool", ConvShape{InC: 64, InH: 52, InW: 52, OutC: 128, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1},
+			PoolShape{InH: 52, InW: 52, OutH: 26, OutW: 26, KH: 2, KW: 2, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}},
+		tcase{"odd rows, ceil mode", ConvShape{InC: 8, InH: 13, InW: 11, OutC: 12, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1},
+			PoolShape{InH: 13, InW: 11, OutH: 7, OutW: 6, KH: 2, KW: 2, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}},
+		tcase{"odd rows, floor mode", ConvShape{InC: 8, InH: 13, InW: 11, OutC: 12, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1, DilH: 1, DilW: 1, Groups: 1},
+			PoolShape{InH: 13, InW: 11, OutH: 6, OutW: 5, KH: 2, KW: 2, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}},
 	)
 	banded := 0
 	for _, tc := range cases {
@@ -54,10 +61,10 @@ func testConvMaxPool(t *testing.T) {
 		act := testActs[r.IntN(len(testActs))]
 		n := 1 + r.IntN(3)
 		src := randSlice(r, n*s.InC*s.InH*s.InW)
-		for _, st := range []strategy{stratShifted, stratPointwise, stratIm2col} {
+		for _, st := range []strategy{stratShifted, stratPointwise, stratWinograd, stratIm2col} {
 			c, err := newConv(s, w, bias, act, st)
 			if err != nil {
-				continue // pointwise needs a 1×1 stride-1 unpadded kernel
+				continue // pointwise needs a 1×1 stride-1 unpadded kernel, Winograd 3×3 stride 1
 			}
 			// The reference: the whole convolution, then the pooling.
 			conv := make([]float32, n*s.OutC*s.OutH()*s.OutW())
@@ -71,6 +78,12 @@ func testConvMaxPool(t *testing.T) {
 				}
 				continue
 			}
+			if st == stratWinograd && (p.StrideH != 2 || (p.KH-1)*p.DilH > 1 || p.PadTop != 0) {
+				if err == nil || !strings.Contains(err.Error(), "is pooled with it only by windows of at most 2 rows") {
+					t.Errorf("%s: NewConvMaxPool with strategy %s, pool %+v: err = %v, want an error", tc.name, st, p, err)
+				}
+				continue
+			}
 			if err != nil {
 				if st == stratShifted && c.wph != s.OutW() && strings.Contains(err.Error(), "past the convolution's") {
 					continue // windows reaching into the padded-width columns
@@ -79,7 +92,7 @@ func testConvMaxPool(t *testing.T) {
 			}
 			banded++
 			bands := []int{cp.band}
-			if p.OutH <= 30 {
+			if p.OutH <= 30 && st != stratWinograd {
 				bands = []int{1, 2, 3, p.OutH}
 			}
 			for _, band := range bands {
@@ -120,7 +133,8 @@ func TestNewConvMaxPoolErrors(t *testing.T) {
 		p    PoolShape
 		want string
 	}{
-		{"winograd", conv(s3, stratWinograd), pool, "winograd-f2x2 convolution with 1 groups cannot be computed in bands"},
+		{"winograd, 3x3 pool", conv(s3, stratWinograd), PoolShape{InH: 10, InW: 10, OutH: 4, OutW: 4, KH: 3, KW: 3, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}, "is pooled with it only by windows of at most 2 rows at stride 2 without padding above, not 3×3/2"},
+		{"im2col", conv(s3, stratIm2col), pool, "im2col-gemm convolution with 1 groups cannot be computed in bands"},
 		{"grouped", conv(ConvShape{InC: 16, InH: 10, InW: 10, OutC: 16, KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1, Groups: 2}, stratShifted), pool, "with 2 groups"},
 		{"other input size", conv(s3, stratShifted), PoolShape{InH: 11, InW: 10, OutH: 5, OutW: 5, KH: 2, KW: 2, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}, "pool input 11×10 differs from the convolution's output 10×10"},
 		{"right edge", conv(s3, stratShifted), PoolShape{InH: 10, InW: 10, OutH: 10, OutW: 10, KH: 2, KW: 2, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, "pooling windows reach column 10, past the convolution's 10 columns"},

@@ -194,7 +194,9 @@ func padRows(rows int) int { return 2*rows + 2 }
 // itself, into its own part of the call's buffer, so that a worker reads
 // mostly rows that it wrote in the previous layer (with the same split)
 // and writes nothing that another core reads but its outputs.
-func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
+// With pool (ConvMaxPool), dst is unused: each block's output rows are
+// max-pooled into pool.dst as soon as they are transformed.
+func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *winoPool) {
 	wg := c.wino
 	w := workers(int(c.Flops()))
 	p := wg.plans[min(w, maxPlanWorkers)]
@@ -210,18 +212,18 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32) {
 	case w <= 1 || blocks*p.groups == 1:
 		// Without parallelFor's closure, which would be allocated.
 		sc := workspaces.get()
-		c.winoBlocks(sc, pad, dst, res, src, p.rows, 0, blocks, 0, c.s.OutC)
+		c.winoBlocks(sc, pad, dst, res, src, p.rows, 0, blocks, 0, c.s.OutC, pool)
 		workspaces.put(sc)
 	case p.groups > 1:
 		parallelFor(p.groups, w, func(g0, g1 int, sc *workspace) {
 			for g := g0; g < g1; g++ {
 				o0, o1 := c.groupChannels(p, g)
-				c.winoBlocks(sc, pad[g*blocks*c.winoPadLen(p.rows):], dst, res, src, p.rows, 0, blocks, o0, o1)
+				c.winoBlocks(sc, pad[g*blocks*c.winoPadLen(p.rows):], dst, res, src, p.rows, 0, blocks, o0, o1, pool)
 			}
 		})
 	default:
 		parallelFor(blocks, w, func(b0, b1 int, sc *workspace) {
-			c.winoBlocks(sc, pad, dst, res, src, p.rows, b0, b1, 0, c.s.OutC)
+			c.winoBlocks(sc, pad, dst, res, src, p.rows, b0, b1, 0, c.s.OutC, pool)
 		})
 	}
 }
@@ -232,8 +234,9 @@ func (c *Conv) winoPadLen(rows int) int { return c.s.InC * padRows(rows) * 2 * c
 // winoBlocks computes output channels [o0, o1) (o0 a multiple of the
 // kernel set's mr) of blocks [b0, b1) of rows tile rows, one block after
 // the other, in the workspace sc. Block b's padded input rows are at
-// pad[b·winoPadLen(rows):], padding zero (see winoPadRows).
-func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0, b1, o0, o1 int) {
+// pad[b·winoPadLen(rows):], padding zero (see winoPadRows). pool: see
+// forwardWinograd.
+func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0, b1, o0, o1 int, pool *winoPool) {
 	s, wg := c.s, c.wino
 	sc.vm = growFloats(sc.vm, c.winoBlockLen())
 	for b := b0; b < b1; b++ {
@@ -246,7 +249,7 @@ func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0,
 			winoInput(c.ks, sc.vm[ch*16*wg.stride:], wg.stride, bp[ch*bph*2*wg.hw:], wg.hw, wg.tilesW, ty1-ty0)
 		}
 		c.winoGemms(sc, ty0, ty1, o0, o1)
-		c.winoOut(dst, res, sc.vm, ty0, ty1, o0, o1)
+		c.winoOut(dst, res, sc.vm, ty0, ty1, o0, o1, pool)
 	}
 }
 
@@ -330,20 +333,42 @@ func (c *Conv) winoGemms(sc *workspace, ty0, ty1, o0, o1 int) {
 
 // winoOut transforms output channels [o0, o1) of tile rows [ty0, ty1)
 // from the block's M into dst, adding the bias and res (nil, or dst's
-// shape; may be dst) and applying the activation.
-func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1, o0, o1 int) {
+// shape; may be dst) and applying the activation. With pool, each
+// channel's rows go to a small buffer instead, pooled from there into
+// pool.dst.
+func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1, o0, o1 int, pool *winoPool) {
 	s, wg := c.s, c.wino
 	oh, ow := s.OutH(), s.OutW()
 	mm := vm[16*s.InC*wg.stride:]
 	flags, lo, hi, alpha := c.act.epilogue()
 	ep := winoEpilogue{flags: flags, lo: lo, hi: hi, alpha: alpha}
+	y := 2 * ty0
+	rows := min(oh-y, 2*(ty1-ty0))
+	var band, tmp []float32
+	var ps PoolShape
+	if pool != nil {
+		buf := scratch.get(3 * rows * ow)
+		defer scratch.put(buf)
+		band, tmp = (*buf)[:rows*ow], (*buf)[rows*ow:]
+		// The pooled rows whose windows start in this block (stride 2,
+		// windows of at most 2 rows: they read only this block's rows).
+		ps = pool.p
+		ps.InH, ps.OutH = rows, min(ps.OutH, ty0+(rows+1)/2)-ty0
+		if ps.OutH <= 0 {
+			return // rows that no window starts in (the last one, odd, in floor mode)
+		}
+	}
 	for o := o0; o < o1; o++ {
 		ep.b0 = 0
 		if wg.bias != nil {
 			ep.b0 = wg.bias[o]
 		}
-		y := 2 * ty0
-		rows := min(oh-y, 2*(ty1-ty0))
+		if pool != nil {
+			winoOutput(c.ks, band, ow, rows, mm[o*16*wg.stride:], wg.stride, wg.tilesW, ow, &ep, nil, ty1-ty0)
+			osz := pool.p.OutH * pool.p.OutW
+			maxPoolPlane(pool.dst[o*osz+ty0*ps.OutW:o*osz+(ty0+ps.OutH)*ps.OutW], band, tmp, ps, c.ks)
+			continue
+		}
 		d := dst[(o*oh+y)*ow : (o*oh+y+rows)*ow]
 		var r []float32
 		if res != nil {
@@ -351,6 +376,15 @@ func (c *Conv) winoOut(dst, res, vm []float32, ty0, ty1, o0, o1 int) {
 		}
 		winoOutput(c.ks, d, ow, rows, mm[o*16*wg.stride:], wg.stride, wg.tilesW, ow, &ep, r, ty1-ty0)
 	}
+}
+
+// winoPool is a max pooling of a Winograd convolution's output computed
+// block by block (ConvMaxPool): p's windows have stride 2 and at most 2
+// rows, no padding above, so each block's pooled rows depend on its own
+// rows only. The pooled image goes to dst.
+type winoPool struct {
+	dst []float32
+	p   PoolShape
 }
 
 // winoInput transforms tileRows rows of n tiles of one channel: src is

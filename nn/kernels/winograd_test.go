@@ -122,7 +122,7 @@ func TestWinogradBlocks(t *testing.T) {
 				res := randSlice(r, osz)
 				tilesH := conv.wino.tilesH
 				want := make([]float32, osz)
-				conv.winoBlocks(new(workspace), make([]float32, conv.winoPadLen(tilesH)+32), want, res, src, tilesH, 0, 1, 0, s.OutC)
+				conv.winoBlocks(new(workspace), make([]float32, conv.winoPadLen(tilesH)+32), want, res, src, tilesH, 0, 1, 0, s.OutC, nil)
 				for rows := 1; rows <= 3; rows++ {
 					for groups := 1; groups <= 3; groups++ {
 						p := winoPlan{rows: rows, groups: groups}
@@ -132,7 +132,7 @@ func TestWinogradBlocks(t *testing.T) {
 						for _, in := range [][]float32{other, src} {
 							for g := range groups {
 								o0, o1 := conv.groupChannels(p, g)
-								conv.winoBlocks(sc, padBuf[g*blocks*conv.winoPadLen(rows):], got, res, in, rows, 0, blocks, o0, o1)
+								conv.winoBlocks(sc, padBuf[g*blocks*conv.winoPadLen(rows):], got, res, in, rows, 0, blocks, o0, o1, nil)
 							}
 						}
 						if !slices.Equal(got, want) {
