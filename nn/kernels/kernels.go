@@ -52,7 +52,11 @@
 // activation: the GEMM strategies accumulate into an output pre-set to the
 // residual (the shifted strategy into its padded-width output), Winograd
 // and direct add it in their output loops, so that Conv → Add → Relu needs
-// no pass over the output of its own.
+// no pass over the output of its own. ConvMaxPool computes a convolution
+// and the max pooling after it together, band by band (or Winograd block
+// by Winograd block), so that the convolution's output stays in cache.
+// GEMM column panels of at most gemvCols columns go through an FMA
+// matrix–vector kernel (gemvFMA) rather than a whole micro-kernel tile.
 //
 // The build tag refkernels swaps every kernel for the package's first,
 // naive implementation (naive.go: explicit im2col and a row-by-row
