@@ -9,6 +9,7 @@ import (
 
 	ot "github.com/amt-dev/amt/nn/internal/onnxtest"
 	"github.com/amt-dev/amt/nn/kernels"
+	"gorgonia.org/tensor"
 )
 
 // residualNet is a residual block: conv(+BN) → Add with the block input
@@ -77,6 +78,21 @@ func graphOps(t *testing.T, m *Model, n int) []string {
 	return ops
 }
 
+// runBoth runs the fused and the unfused model on x and returns their
+// first outputs.
+func runBoth(t *testing.T, fused, plain *Model, x *tensor.Dense) (got, want []float32) {
+	t.Helper()
+	g, err := fused.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := plain.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g[0].Data().([]float32), w[0].Data().([]float32)
+}
+
 // TestResidualFusion checks that a residual Add (and the activation after
 // it) is fused into the Conv before it, with the Conv's output as either
 // operand, and that the fused graph computes what the unfused one does.
@@ -101,16 +117,7 @@ func TestResidualFusion(t *testing.T) {
 						if ops := graphOps(t, plain, batch); !slices.Contains(ops, "Add(add)") {
 							t.Errorf("graph ops %v: the Add was fused although its input is a graph output", ops)
 						}
-						x := randInput([]int{batch, 3, 9, 7}, uint64(batch))
-						got, err := fused.Run(x)
-						if err != nil {
-							t.Fatal(err)
-						}
-						want, err := plain.Run(x)
-						if err != nil {
-							t.Fatal(err)
-						}
-						g, w := got[0].Data().([]float32), want[0].Data().([]float32)
+						g, w := runBoth(t, fused, plain, randInput([]int{batch, 3, 9, 7}, uint64(batch)))
 						if len(g) != len(w) {
 							t.Fatalf("fused output has %d values, unfused %d", len(g), len(w))
 						}
@@ -195,16 +202,7 @@ func TestMaxPoolFusion(t *testing.T) {
 				if ops := graphOps(t, plain, batch); !slices.Contains(ops, "MaxPool(pool)") {
 					t.Errorf("graph ops %v: the MaxPool was fused although its input is a graph output", ops)
 				}
-				x := randInput([]int{batch, int(tc.inC), 23, 19}, uint64(batch))
-				got, err := fused.Run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := plain.Run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, w := got[0].Data().([]float32), want[0].Data().([]float32)
+				g, w := runBoth(t, fused, plain, randInput([]int{batch, int(tc.inC), 23, 19}, uint64(batch)))
 				if !slices.Equal(g, w) {
 					t.Fatalf("batch %d: fused output %v…, unfused %v…", batch, g[:min(8, len(g))], w[:min(8, len(w))])
 				}

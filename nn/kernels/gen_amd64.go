@@ -145,26 +145,9 @@ func kernel(rows, nv int, tiles bool) {
 		}
 	}
 	p("nobias:")
-	p("\tTESTQ $4, AX")
-	p("\tJEQ nolo")
-	p("\tVBROADCASTSS 16(R10), Z29")
-	all(rows, nv, func(a string) { p("\tVMAXPS %s, Z29, %s", a, a) })
-	p("nolo:")
-	p("\tTESTQ $8, AX")
-	p("\tJEQ nohi")
-	p("\tVBROADCASTSS 20(R10), Z29")
-	all(rows, nv, func(a string) { p("\tVMINPS %s, Z29, %s", a, a) })
-	p("nohi:")
-	p("\tTESTQ $16, AX")
-	p("\tJEQ store")
-	p("\tVPXORD Z29, Z29, Z29")
-	p("\tVBROADCASTSS 24(R10), Z30")
-	all(rows, nv, func(a string) {
-		p("\tVMINPS Z29, %s, Z31", a)
-		p("\tVMAXPS %s, Z29, %s", a, a)
-		p("\tVFMADD231PS Z31, Z30, %s", a)
-	})
-	p("store:")
+	var accs []string
+	all(rows, nv, func(a string) { accs = append(accs, a) })
+	actEpilogue(accs, "VPXORD", "Z29", "Z30", "Z31", "")
 	p("\tMOVQ DX, BX")
 	for r := 0; r < rows; r++ {
 		if r > 0 {
@@ -351,30 +334,11 @@ func avx2Tiles() {
 		}
 	}
 	p("nobias:")
-	p("\tTESTQ $4, AX")
-	p("\tJEQ nolo")
-	p("\tVBROADCASTSS 16(R10), Y0")
+	var accs []string
 	for y := 4; y < 16; y++ {
-		p("\tVMAXPS Y%d, Y0, Y%d", y, y)
+		accs = append(accs, fmt.Sprintf("Y%d", y))
 	}
-	p("nolo:")
-	p("\tTESTQ $8, AX")
-	p("\tJEQ nohi")
-	p("\tVBROADCASTSS 20(R10), Y0")
-	for y := 4; y < 16; y++ {
-		p("\tVMINPS Y%d, Y0, Y%d", y, y)
-	}
-	p("nohi:")
-	p("\tTESTQ $16, AX")
-	p("\tJEQ store")
-	p("\tVXORPS Y0, Y0, Y0")
-	p("\tVBROADCASTSS 24(R10), Y1")
-	for y := 4; y < 16; y++ {
-		p("\tVMINPS Y0, Y%d, Y2", y)
-		p("\tVMAXPS Y%d, Y0, Y%d", y, y)
-		p("\tVFMADD231PS Y2, Y1, Y%d", y)
-	}
-	p("store:")
+	actEpilogue(accs, "VXORPS", "Y0", "Y1", "Y2", "")
 	p("\tMOVQ DX, BX")
 	for r := 0; r < 4; r++ {
 		if r > 0 {
@@ -1251,42 +1215,61 @@ func gemvFile() {
 }
 
 // gemvEpilogue emits the epilogue of n accumulators X0..X(n−1), rows
-// 4q..4q+3 of t (R12) and of the bias (R13), the instructions of the
-// micro-kernels' epilogue (kernel), and their store to t.
+// 4q..4q+3 of t (R12) and of the bias (R13): the micro-kernels' additions
+// (C's old values, then the bias), actEpilogue, and the store to t.
 func gemvEpilogue(n int, sfx string) {
-	each := func(f func(x int)) {
-		for x := 0; x < n; x++ {
-			f(x)
-		}
+	var accs []string
+	for x := 0; x < n; x++ {
+		accs = append(accs, fmt.Sprintf("X%d", x))
 	}
 	p("\tMOVQ 0(R10), AX")
 	p("\tTESTQ $1, AX")
 	p("\tJEQ nobeta%s", sfx)
-	each(func(x int) { p("\tVADDPS %d(R12), X%d, X%d", 16*x, x, x) })
+	for x, a := range accs {
+		p("\tVADDPS %d(R12), %s, %s", 16*x, a, a)
+	}
 	p("nobeta%s:", sfx)
 	p("\tTESTQ $2, AX")
 	p("\tJEQ nobias%s", sfx)
-	each(func(x int) { p("\tVADDPS %d(R13), X%d, X%d", 16*x, x, x) })
+	for x, a := range accs {
+		p("\tVADDPS %d(R13), %s, %s", 16*x, a, a)
+	}
 	p("nobias%s:", sfx)
+	actEpilogue(accs, "VXORPS", "X9", "X10", "X11", sfx)
+	for x, a := range accs {
+		p("\tVMOVUPS %s, %d(R12)", a, 16*x)
+	}
+}
+
+// actEpilogue emits the activation part of the micro-kernels' epilogue,
+// one instruction sequence for every kernel (so that all give the same
+// bits): with the flags in AX and the epilogue at R10, max(x, lo)
+// (epMaxLo), min(x, hi) (epMinHi), max(x, 0) + alpha·min(x, 0) (epLeaky)
+// on the accumulators accs, using the temporaries t0, t1, t2 (xor zeroes
+// t0), then the label store+sfx.
+func actEpilogue(accs []string, xor, t0, t1, t2, sfx string) {
 	p("\tTESTQ $4, AX")
 	p("\tJEQ nolo%s", sfx)
-	p("\tVBROADCASTSS 16(R10), X9")
-	each(func(x int) { p("\tVMAXPS X%d, X9, X%d", x, x) })
+	p("\tVBROADCASTSS 16(R10), %s", t0)
+	for _, a := range accs {
+		p("\tVMAXPS %s, %s, %s", a, t0, a)
+	}
 	p("nolo%s:", sfx)
 	p("\tTESTQ $8, AX")
 	p("\tJEQ nohi%s", sfx)
-	p("\tVBROADCASTSS 20(R10), X9")
-	each(func(x int) { p("\tVMINPS X%d, X9, X%d", x, x) })
+	p("\tVBROADCASTSS 20(R10), %s", t0)
+	for _, a := range accs {
+		p("\tVMINPS %s, %s, %s", a, t0, a)
+	}
 	p("nohi%s:", sfx)
 	p("\tTESTQ $16, AX")
 	p("\tJEQ store%s", sfx)
-	p("\tVXORPS X9, X9, X9")
-	p("\tVBROADCASTSS 24(R10), X10")
-	each(func(x int) {
-		p("\tVMINPS X9, X%d, X11", x)
-		p("\tVMAXPS X%d, X9, X%d", x, x)
-		p("\tVFMADD231PS X11, X10, X%d", x)
-	})
+	p("\t%s %s, %s, %s", xor, t0, t0, t0)
+	p("\tVBROADCASTSS 24(R10), %s", t1)
+	for _, a := range accs {
+		p("\tVMINPS %s, %s, %s", t0, a, t2)
+		p("\tVMAXPS %s, %s, %s", a, t0, a)
+		p("\tVFMADD231PS %s, %s, %s", t2, t1, a)
+	}
 	p("store%s:", sfx)
-	each(func(x int) { p("\tVMOVUPS X%d, %d(R12)", x, 16*x) })
 }
