@@ -87,9 +87,6 @@ func (cp *ConvMaxPool) convRows(r int) int {
 	return (r-1)*p.StrideH + (p.KH-1)*p.DilH + 1
 }
 
-// Pool returns the pooling's shape.
-func (cp *ConvMaxPool) Pool() PoolShape { return cp.p }
-
 // Forward computes dst = MaxPool(act(conv(src) + bias)) for a batch of n
 // images. src is [n, InC, InH, InW] and dst is [n, OutC, pool OutH, pool
 // OutW]. Forward panics when a slice is shorter than that.
