@@ -228,6 +228,70 @@ func BenchmarkMaxPool(b *testing.B) {
 	}
 }
 
+// BenchmarkConvMaxPool times a convolution and the max pooling after it,
+// fused (ConvMaxPool) and one after the other (Conv.Forward, MaxPool), at
+// batch 1: SqueezeNet's first layer and pool (shifted GEMM, 3×3/2) and
+// yolov3-tiny's first two (shifted, Winograd; 2×2/2). A cold variant
+// evicts the caches (32 MiB written) before each call, untimed, as the
+// layers before it do inside a model.
+//
+//	go test ./nn/kernels -run '^$' -bench ConvMaxPool -count 5
+func BenchmarkConvMaxPool(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 6))
+	pool2 := func(in int) PoolShape {
+		return PoolShape{InH: in, InW: in, OutH: in / 2, OutW: in / 2, KH: 2, KW: 2, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}
+	}
+	junk := make([]float32, 8<<20)
+	for _, c := range []struct {
+		name string
+		s    ConvShape
+		p    PoolShape
+	}{
+		{"squeezenet/conv1", modelLayers["squeezenet"][0].s, PoolShape{InH: 111, InW: 111, OutH: 55, OutW: 55, KH: 3, KW: 3, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}},
+		{"yolov3tiny/conv1", modelLayers["yolov3tiny"][0].s, pool2(416)},
+		{"yolov3tiny/conv2", modelLayers["yolov3tiny"][1].s, pool2(208)},
+	} {
+		s := c.s
+		conv, err := NewConv(s, randSlice(r, s.OutC*s.InC*s.KH*s.KW), randSlice(r, s.OutC), Activation{Kind: ActRelu})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cp, err := NewConvMaxPool(conv, c.p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := randSlice(r, s.InC*s.InH*s.InW)
+		mid := make([]float32, s.OutC*s.OutH()*s.OutW())
+		dst := make([]float32, s.OutC*c.p.OutH*c.p.OutW)
+		for _, impl := range []string{"fused", "separate"} {
+			for _, cold := range []bool{false, true} {
+				name := c.name + "/" + impl
+				if cold {
+					name += "/cold"
+				}
+				b.Run(name, func(b *testing.B) {
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						if cold {
+							b.StopTimer()
+							for j := range junk {
+								junk[j]++
+							}
+							b.StartTimer()
+						}
+						if impl == "fused" {
+							cp.Forward(dst, src, 1)
+						} else {
+							conv.Forward(mid, src, 1)
+							MaxPool(dst, mid, s.OutC, c.p)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkConvModel runs all the convolutions of a model for one image
 // (ResNet-20's repeated layers repeated), reporting ms/img and GFLOP/s.
 //
