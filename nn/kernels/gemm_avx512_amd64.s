@@ -8,7 +8,8 @@
 // R×16V tile of C = a·b, a packed in 4-row panels (rows 4-7 in the panel
 // aStride values further), row p of b at b[boff[p]:]; then the epilogue
 // and a store of the first rows rows, the last vector under mask.
-// Step p also prefetches the byte pf past b[boff[p]] (the next panel).
+// Step p also prefetches the byte pf past b[boff[p]] (the next panel), and
+// every fourth step A's panels 1024 bytes ahead.
 
 // func sgemmKernel4x16AVX512(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int)
 TEXT ·sgemmKernel4x16AVX512(SB), NOSPLIT, $0-88
@@ -90,6 +91,7 @@ loop4:
 	VFMADD231PS Z24, Z28, Z3
 	ADDQ $16, SI
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
 	DECQ BX
 	JNE loop4
 tail:
@@ -297,6 +299,7 @@ loop4:
 	VFMADD231PS Z25, Z28, Z7
 	ADDQ $16, SI
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
 	DECQ BX
 	JNE loop4
 tail:
@@ -565,6 +568,7 @@ loop4:
 	VFMADD231PS Z26, Z28, Z11
 	ADDQ $16, SI
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
 	DECQ BX
 	JNE loop4
 tail:
@@ -862,6 +866,8 @@ loop4:
 	ADDQ $16, SI
 	ADDQ $16, R11
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1024(R11)
 	DECQ BX
 	JNE loop4
 tail:
@@ -1198,6 +1204,8 @@ loop4:
 	ADDQ $16, SI
 	ADDQ $16, R11
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1024(R11)
 	DECQ BX
 	JNE loop4
 tail:
@@ -1651,6 +1659,8 @@ loop4:
 	ADDQ $16, SI
 	ADDQ $16, R11
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1024(R11)
 	DECQ BX
 	JNE loop4
 tail:
@@ -2098,6 +2108,8 @@ loop4:
 	ADDQ $16, SI
 	ADDQ $16, R11
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1024(R11)
 	DECQ BX
 	JNE loop4
 tail:
@@ -2451,6 +2463,8 @@ loop4:
 	ADDQ $16, SI
 	ADDQ $16, R11
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1024(R11)
 	DECQ BX
 	JNE loop4
 tail:
@@ -2921,6 +2935,8 @@ loop4:
 	ADDQ $16, SI
 	ADDQ $16, R11
 	ADDQ $8, R8
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1024(R11)
 	DECQ BX
 	JNE loop4
 tail:

@@ -37,6 +37,15 @@ var out bytes.Buffer
 
 func p(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
 
+// aPrefetch is how far ahead (bytes) the AVX-512 micro-kernels prefetch
+// their packed A panels, one 64-byte line per 4 depth steps (the 16 bytes
+// a panel advances per step). Inside a model the weights of a layer come
+// from memory rather than cache (the layers before evicted them), and a
+// tile's sweep down a column panel reads them once: measured on a Zen 4
+// VM (interleaved, medians), yolov3-tiny on one core 43.8 → 41.1 ms and
+// SqueezeNet b1 on two 3.84 → 3.39 ms; SqueezeNet b60 within the noise.
+const aPrefetch = 1024
+
 // Register plan: accumulators Z0..Z(R·V−1) (row r, vector v in
 // Z(r·V+v)), B vectors Z24-Z26, broadcasts Z27/Z28, epilogue temporaries
 // Z29-Z31.
@@ -97,6 +106,12 @@ func kernel(rows, nv int, tiles bool) {
 	p("loop4:")
 	for u := 0; u < 4; u++ {
 		step(rows, nv)
+	}
+	// A's panels aPrefetch bytes ahead, a cache line per 4 steps (see
+	// aPrefetch).
+	p("\tPREFETCHT0 %d(SI)", aPrefetch)
+	if rows > 4 {
+		p("\tPREFETCHT0 %d(R11)", aPrefetch)
 	}
 	p("\tDECQ BX")
 	p("\tJNE loop4")
@@ -245,7 +260,8 @@ func gemmFile() {
 	p("// R×16V tile of C = a·b, a packed in 4-row panels (rows 4-7 in the panel")
 	p("// aStride values further), row p of b at b[boff[p]:]; then the epilogue")
 	p("// and a store of the first rows rows, the last vector under mask.")
-	p("// Step p also prefetches the byte pf past b[boff[p]] (the next panel).")
+	p("// Step p also prefetches the byte pf past b[boff[p]] (the next panel), and")
+	p("// every fourth step A's panels %d bytes ahead.", aPrefetch)
 	for _, rows := range []int{4, 8} {
 		for nv := 1; nv <= 3; nv++ {
 			kernel(rows, nv, false)
