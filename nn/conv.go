@@ -82,7 +82,7 @@ func convOp(b *builder, a *attrs, ins []*value) *value {
 	isz, osz := numel(x.shape[1:]), numel(shape[1:])
 	batch := x.shape[0]
 	dev := devConv{shape: s, batch: batch, weight: weight, bias: bias, act: f.act}
-	if j, ps := b.fusableMaxPool(f.out, shape); j >= 0 && f.res == nil {
+	if j, ps := b.fusableMaxPool(f, shape); j >= 0 {
 		if cp, err := kernels.NewConvMaxPool(conv, ps); err == nil {
 			// The MaxPool after it, computed with it band by band.
 			pshape := []int{batch, s.OutC, ps.OutH, ps.OutW}
@@ -168,23 +168,26 @@ func (b *builder) fuseConv(outC int, shape []int) convFusion {
 	return f
 }
 
-// fusableMaxPool reports whether the only consumer of the value named out,
-// a convolution's output of the given shape, is a MaxPool that the
+// fusableMaxPool reports whether the only consumer of the output of a
+// convolution fused as f (of the given shape) is a MaxPool that the
 // convolution could compute with it (kernels.NewConvMaxPool decides
-// whether it can): it returns the MaxPool's node index and shape, or -1.
-func (b *builder) fusableMaxPool(out string, shape []int) (int, kernels.PoolShape) {
+// whether it can; a residual Add in f rules it out): it returns the
+// MaxPool's node index and shape, or -1.
+func (b *builder) fusableMaxPool(f convFusion, shape []int) (int, kernels.PoolShape) {
 	var ps kernels.PoolShape
-	j := b.consumer(out)
+	if f.res != nil {
+		return -1, ps
+	}
+	j := b.consumer(f.out)
 	if j < 0 || b.p.nodes[j].op != "MaxPool" {
 		return -1, ps
 	}
 	n := &b.p.nodes[j]
-	ok := attempt(func() {
+	if !attempt(func() {
 		a := newAttrs(n)
-		ps = b.poolWindow(true, n, a, shape).maxShape(shape[2], shape[3])
+		ps = b.poolWindow(true, n, a, shape).shape(shape[2], shape[3])
 		a.checkUnused()
-	})
-	if !ok || ps.Validate() != nil {
+	}) {
 		return -1, ps
 	}
 	return j, ps
@@ -437,9 +440,9 @@ func (b *builder) poolWindow(isMax bool, n *onode, a *attrs, x []int) poolWindow
 	return w
 }
 
-// maxShape returns the kernels' shape of a max pooling with window w over
-// planes of ih×iw.
-func (w poolWindow) maxShape(ih, iw int) kernels.PoolShape {
+// shape returns the kernels' shape of a pooling with window w over planes
+// of ih×iw (the bottom and right pads are implied by the output size).
+func (w poolWindow) shape(ih, iw int) kernels.PoolShape {
 	return kernels.PoolShape{InH: ih, InW: iw, OutH: w.oh, OutW: w.ow, KH: w.kh, KW: w.kw,
 		StrideH: w.sh, StrideW: w.sw, PadTop: w.pads[0], PadLeft: w.pads[1], DilH: w.dh, DilW: w.dw}
 }
@@ -452,7 +455,7 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 	shape := []int{x.shape[0], x.shape[1], oh, ow}
 	planes := x.shape[0] * x.shape[1]
 	if isMax {
-		if ps := pw.maxShape(ih, iw); ps.Validate() == nil {
+		if ps := pw.shape(ih, iw); ps.Validate() == nil {
 			return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 				kernels.MaxPool(out, ins[0], planes, ps)
 			}), devPool{max: true, planes: planes, shape: ps})
@@ -507,7 +510,7 @@ func (b *builder) poolOp(isMax bool, a *attrs, ins []*value) *value {
 	})
 	if !isMax {
 		b.onDevice(v, devPool{planes: planes, padBottom: pads[2], padRight: pads[3], countIncludePad: include,
-			shape: kernels.PoolShape{InH: ih, InW: iw, OutH: oh, OutW: ow, KH: kh, KW: kw, StrideH: sh, StrideW: sw, PadTop: pads[0], PadLeft: pads[1], DilH: 1, DilW: 1}})
+			shape: pw.shape(ih, iw)}) // dilations are 1: checked by poolWindow
 	}
 	return v
 }

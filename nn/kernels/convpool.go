@@ -180,8 +180,10 @@ func (cp *ConvMaxPool) bands(out, in, pad []float32, k0, k1 int, sc *workspace) 
 			g.block(0, c.m, 0, g.n, sc.buf.b[:])
 		}
 		have0, have1 = y0, y1
-		ps := PoolShape{InH: y1 - y0, InW: wc, OutH: r1 - r0, OutW: p.OutW, KH: p.KH, KW: p.KW,
-			StrideH: p.StrideH, StrideW: p.StrideW, PadTop: y0 - lo, PadLeft: p.PadLeft, DilH: p.DilH, DilW: p.DilW}
+		// The band's pooling: its rows (the padded-width ones, see
+		// NewConvMaxPool), its pooled rows, the padding above the first.
+		ps := p
+		ps.InH, ps.InW, ps.OutH, ps.PadTop = y1-y0, wc, r1-r0, y0-lo
 		osz := p.OutH * p.OutW
 		for o := 0; o < c.m; o++ {
 			maxPoolPlane(out[o*osz+r0*p.OutW:o*osz+r1*p.OutW], conv[o*plane:o*plane+(y1-y0)*wc], tmp, ps, c.ks)
