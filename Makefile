@@ -20,7 +20,7 @@ build:
 # runs (avx512, avx2, generic), with the reason for any it cannot; every
 # package in -short mode (nn/kernels tests each available set against the
 # portable loops and the models' ONNX Runtime goldens, skipping an
-# unavailable one saying so), the portable (no assembly) nn kernels and MR
+# unavailable one saying so), the portable (no assembly) nn kernels, resampling and MR
 # warp, the GPU build (-tags gpu: the CUDA kernels, then whole models, amt
 # infer -device cuda, the error paths and a 20-image sweep with sut.device:
 # cuda, through the fake driver built with the C compiler; the PTX check
@@ -37,7 +37,7 @@ test:
 	$(GO) vet ./...
 	$(GO) vet -tags gpu ./...
 	$(GO) test -short -timeout 14m ./...
-	$(GO) test -short -tags noasm ./nn/kernels ./mr
+	$(GO) test -short -tags noasm ./nn/kernels ./nn/preprocess ./mr
 	$(GO) test -tags gpu ./nn/cuda
 	$(GO) test -tags gpu -run 'Device|GPU' ./nn ./features ./cmd/amt
 	$(GO) test -timeout 14m -run 'Golden|Manifest' ./nn ./sut ./experiments

@@ -65,21 +65,29 @@ func Letterbox(dst []float32, src rgb.Image, size int) (Geometry, error) {
 	if g.NW != src.W || g.NH != src.H {
 		img = Resize(src, g.NW, g.NH)
 	}
-	for i := range dst {
-		dst[i] = 0.5
-	}
-	var lut [256]float32
-	for v := range lut {
-		lut[v] = float32(v) / float32(255)
-	}
+	// The padding: whole rows above and below the image, the columns left
+	// and right of it on its rows.
 	plane := size * size
-	for y := 0; y < g.NH; y++ {
-		row := img.Pix[y*g.NW*3:][:g.NW*3]
-		off := (g.DY+y)*size + g.DX
-		r, gr, b := dst[off:off+g.NW], dst[plane+off:plane+off+g.NW], dst[2*plane+off:2*plane+off+g.NW]
-		for x := 0; x < g.NW; x++ {
-			r[x], gr[x], b[x] = lut[row[x*3]], lut[row[x*3+1]], lut[row[x*3+2]]
+	for c := 0; c < 3; c++ {
+		p := dst[c*plane : (c+1)*plane]
+		fill(p[:g.DY*size], 0.5)
+		fill(p[(g.DY+g.NH)*size:], 0.5)
+		for y := g.DY; y < g.DY+g.NH; y++ {
+			fill(p[y*size:y*size+g.DX], 0.5)
+			fill(p[y*size+g.DX+g.NW:(y+1)*size], 0.5)
 		}
 	}
+	t := Unit().table() // float32(v)/float32(255), as in the original
+	for y := 0; y < g.NH; y++ {
+		off := (g.DY+y)*size + g.DX
+		t.planes(dst[off:off+g.NW], dst[plane+off:plane+off+g.NW], dst[2*plane+off:2*plane+off+g.NW], img.Pix[y*g.NW*3:])
+	}
 	return g, nil
+}
+
+// fill sets every value of s to v.
+func fill(s []float32, v float32) {
+	for i := range s {
+		s[i] = v
+	}
 }

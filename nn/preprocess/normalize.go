@@ -21,10 +21,13 @@ func ImageNet() Norm {
 // Unit returns the normalisation that only scales to [0, 1] (x = v/255).
 func Unit() Norm { return Norm{Std: [3]float32{1, 1, 1}} }
 
+// lut holds the float32 value of each byte value, per channel (R, G, B).
+type lut [3][256]float32
+
 // table returns the 256 output values of each channel. Every step is
 // rounded to float32 like torchvision's ToTensor + Normalize:
 // x = float32(v)/255; x = x − mean; x = x / std.
-func (n Norm) table() (t [3][256]float32) {
+func (n Norm) table() (t lut) {
 	for c := 0; c < 3; c++ {
 		for v := 0; v < 256; v++ {
 			x := float32(v) / float32(255)
@@ -61,12 +64,19 @@ func Normalize(dst []float32, src rgb.Image, n Norm) error {
 		return fmt.Errorf("preprocess: normalize: destination holds %d values, a %dx%d image needs 3x%d = %d", len(dst), src.W, src.H, plane, 3*plane)
 	}
 	t := n.table()
-	r, g, b := dst[:plane], dst[plane:2*plane], dst[2*plane:]
-	for i := 0; i < plane; i++ {
-		p := src.Pix[i*3 : i*3+3 : i*3+3]
+	t.planes(dst[:plane], dst[plane:2*plane], dst[2*plane:], src.Pix)
+	return nil
+}
+
+// planes converts the RGB pixels of pix through t into the channel rows
+// r, g and b (one value per pixel each).
+func (t *lut) planes(r, g, b []float32, pix []uint8) {
+	pix = pix[:3*len(r)]
+	g, b = g[:len(r)], b[:len(r)]
+	for i := range r {
+		p := pix[3*i : 3*i+3 : 3*i+3]
 		r[i], g[i], b[i] = t[0][p[0]], t[1][p[1]], t[2][p[2]]
 	}
-	return nil
 }
 
 // Classifier is the preprocessing of an image classifier: resize to W×H

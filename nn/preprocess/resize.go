@@ -166,63 +166,81 @@ func CheckResize(src rgb.Image, w, h int) error {
 func resizeH(src rgb.Image, w int) rgb.Image {
 	c := bilinearCoeffs(src.W, w)
 	dst := rgb.New(w, src.H)
-	const half = 1 << (precisionBits - 1)
+	// The SIMD loop reads and writes 4 bytes per pixel: it leaves to hsumGo
+	// the last output pixel and those that read the last input pixel.
+	safe := 0
+	for safe < w-1 && c.start[safe]+c.n[safe] < src.W {
+		safe++
+	}
 	for y := 0; y < src.H; y++ {
 		in := src.Pix[y*src.W*3 : (y+1)*src.W*3]
 		out := dst.Pix[y*w*3 : (y+1)*w*3]
-		for o := 0; o < w; o++ {
-			k := c.k[o*c.ksize : o*c.ksize+c.n[o]]
-			p := in[c.start[o]*3 : (c.start[o]+len(k))*3]
-			s0, s1, s2 := int32(half), int32(half), int32(half)
-			for j, kv := range k {
-				q := p[j*3 : j*3+3 : j*3+3]
-				s0 += int32(q[0]) * kv
-				s1 += int32(q[1]) * kv
-				s2 += int32(q[2]) * kv
-			}
-			d := out[o*3 : o*3+3 : o*3+3]
-			d[0], d[1], d[2] = clip8(s0), clip8(s1), clip8(s2)
-		}
+		hsumGo(out, in, &c, hsumSIMD(out, in, &c, safe))
 	}
 	return dst
+}
+
+// hsumGo computes output pixels [o0, len(out)/3) of a row: each channel of
+// pixel o is clip8(half + Σ_j in[start[o]+j]·k[o·ksize+j]).
+func hsumGo(out, in []uint8, c *coeffs, o0 int) {
+	const half = 1 << (precisionBits - 1)
+	for o := o0; o < len(out)/3; o++ {
+		k := c.k[o*c.ksize : o*c.ksize+c.n[o]]
+		p := in[c.start[o]*3 : (c.start[o]+len(k))*3]
+		s0, s1, s2 := int32(half), int32(half), int32(half)
+		for j, kv := range k {
+			q := p[j*3 : j*3+3 : j*3+3]
+			s0 += int32(q[0]) * kv
+			s1 += int32(q[1]) * kv
+			s2 += int32(q[2]) * kv
+		}
+		d := out[o*3 : o*3+3 : o*3+3]
+		d[0], d[1], d[2] = clip8(s0), clip8(s1), clip8(s2)
+	}
 }
 
 // resizeV resamples every column of src to height h.
 func resizeV(src rgb.Image, h int) rgb.Image {
 	c := bilinearCoeffs(src.H, h)
 	dst := rgb.New(src.W, h)
-	const half = 1 << (precisionBits - 1)
 	stride := src.W * 3
-	rows := make([][]uint8, c.ksize)
+	offs := make([]int, c.ksize)
 	for o := 0; o < h; o++ {
 		k := c.k[o*c.ksize : o*c.ksize+c.n[o]]
-		rows = rows[:len(k)]
-		for j := range rows {
-			rows[j] = src.Pix[(c.start[o]+j)*stride:][:stride]
+		for j := range k {
+			offs[j] = (c.start[o] + j) * stride
 		}
 		out := dst.Pix[o*stride:][:stride]
-		switch len(k) {
-		case 2:
-			r0, r1, k0, k1 := rows[0][:len(out)], rows[1][:len(out)], k[0], k[1]
-			for i := range out {
-				out[i] = clip8(half + int32(r0[i])*k0 + int32(r1[i])*k1)
-			}
-		case 3:
-			r0, r1, r2, k0, k1, k2 := rows[0][:len(out)], rows[1][:len(out)], rows[2][:len(out)], k[0], k[1], k[2]
-			for i := range out {
-				out[i] = clip8(half + int32(r0[i])*k0 + int32(r1[i])*k1 + int32(r2[i])*k2)
-			}
-		default:
-			for i := range out {
-				s := int32(half)
-				for j, kv := range k {
-					s += int32(rows[j][i]) * kv
-				}
-				out[i] = clip8(s)
-			}
-		}
+		vsumGo(out, src.Pix, offs[:len(k)], k, vsumSIMD(out, src.Pix, offs, k))
 	}
 	return dst
+}
+
+// vsumGo computes bytes [i0, len(out)) of a weighted sum of rows:
+// out[i] = clip8(half + Σ_j src[offs[j]+i]·k[j]).
+func vsumGo(out, src []uint8, offs []int, k []int32, i0 int) {
+	const half = 1 << (precisionBits - 1)
+	n := len(out)
+	switch len(k) {
+	case 2:
+		r0, r1, k0, k1 := src[offs[0]:][:n], src[offs[1]:][:n], k[0], k[1]
+		for i := i0; i < n; i++ {
+			out[i] = clip8(half + int32(r0[i])*k0 + int32(r1[i])*k1)
+		}
+	case 3:
+		r0, r1, r2, k0, k1, k2 := src[offs[0]:][:n], src[offs[1]:][:n], src[offs[2]:][:n], k[0], k[1], k[2]
+		for i := i0; i < n; i++ {
+			out[i] = clip8(half + int32(r0[i])*k0 + int32(r1[i])*k1 + int32(r2[i])*k2)
+		}
+	default:
+		for i := i0; i < n; i++ {
+			s := int32(half)
+			for j, kv := range k {
+				s += int32(src[offs[j]+i]) * kv
+			}
+			out[i] = clip8(s)
+		}
+	}
 }
 
 // ShorterSide returns the size torchvision's Resize(size) gives a w×h
