@@ -291,8 +291,9 @@ func (b *builder) fusableAct(j int) (act kernels.Activation, ok bool) {
 	return act, ok
 }
 
-// forEachChunk splits [0, n) over up to kernels.Threads goroutines.
-func forEachChunk(n int, f func(i0, i1 int)) { kernels.ParallelFor(n, kernels.Threads(), f) }
+// forEachChunk splits [0, n) over up to kernels.FreeThreads goroutines
+// (one, in a worker of splitRun: its group of images on its own core).
+func forEachChunk(n int, f func(i0, i1 int)) { kernels.ParallelFor(n, kernels.FreeThreads(), f) }
 
 // window reads the strides, dilations and pads of a 2-D Conv or pooling
 // node for kernel size k over input size in.

@@ -22,7 +22,7 @@ var reluModel = ot.Model{Opset: 13, Nodes: []ot.Node{{Name: "r", Op: "Relu", In:
 // TestPlannedBytes checks the memory plan of Relu over [N,3,4,4] (48
 // values an image): one activation buffer, the inputs and outputs; image
 // by image from batch 2 on (the graph is separable), with one graph per
-// worker.
+// worker and group size (splitGroups).
 func TestPlannedBytes(t *testing.T) {
 	m := mustLoad(t, reluModel)
 	const img = 4 * 48 // bytes of one image's input, output or activation
@@ -30,8 +30,14 @@ func TestPlannedBytes(t *testing.T) {
 	if err != nil || got != 3*img {
 		t.Errorf("batch 1: %d, %v; want %d (buffer, input, output)", got, err, 3*img)
 	}
-	w := int64(min(runtime.GOMAXPROCS(0), 10))
-	want := w*img + 10*2*img + w*img // workers' buffers, the batch's inputs and outputs, workers' output copies
+	w := min(runtime.GOMAXPROCS(0), 10)
+	sizes, graphs := m.splitGroups(10, w), 0
+	for _, g := range sizes {
+		graphs += g
+	}
+	// The workers' buffers (a graph per group size), the batch's inputs and
+	// outputs, the workers' copies of their largest groups' outputs.
+	want := int64(w*graphs)*img + 10*2*img + int64(w*sizes[0])*img
 	if got, err := m.PlannedBytes(10); err != nil || got != want {
 		t.Errorf("batch 10: %d, %v; want %d", got, err, want)
 	}

@@ -690,16 +690,22 @@ func (m *Model) plan(batch int) (memPlan, error) {
 		pl.consts, pl.activations, pl.io = inst.constBytes, inst.bufBytes, inst.inBytes+inst.outBytes
 		return pl, nil
 	}
-	inst, err := m.instance(p.batchKey(1))
-	if err != nil {
-		return pl, err
+	// Each worker's graphs, one per group size (see splitRun).
+	w := min(kernels.Threads(), batch)
+	sizes := m.splitGroups(batch, w)
+	pl.graphs = w * len(sizes)
+	var one *instance
+	for _, g := range sizes {
+		inst, err := m.instance(p.batchKey(g))
+		if err != nil {
+			return pl, err
+		}
+		pl.consts = addSat(pl.consts, mulSat(int64(w), inst.constBytes))
+		pl.activations = addSat(pl.activations, mulSat(int64(w), inst.bufBytes))
+		one = inst // the last, for 1 image
 	}
-	w := int64(min(kernels.Threads(), batch))
-	pl.graphs = int(w)
-	pl.consts = mulSat(w, inst.constBytes)
-	pl.activations = mulSat(w, inst.bufBytes)
 	// The batch's inputs and concatenated outputs, and each worker's copy
-	// of one image's outputs.
-	pl.io = addSat(mulSat(int64(batch), inst.inBytes+inst.outBytes), mulSat(w, inst.outBytes))
+	// of its largest group's outputs.
+	pl.io = addSat(mulSat(int64(batch), one.inBytes+one.outBytes), mulSat(int64(w*sizes[0]), one.outBytes))
 	return pl, nil
 }

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/amt-dev/amt/internal/sharedpath"
 	ot "github.com/amt-dev/amt/nn/internal/onnxtest"
+	"github.com/amt-dev/amt/nn/kernels"
 )
 
 // batchedRun runs inputs op by op on m's graph for their whole batch, the
@@ -176,5 +178,99 @@ func TestSplitRunMatchesBatched(t *testing.T) {
 				sameOutputs(t, got, batchedRun(t, m.Clone(), x))
 			}
 		})
+	}
+}
+
+// TestSplitGroups runs batches through Run, whose workers take images a
+// group at a time through a graph for that many (splitGroups), and checks
+// every image's outputs bit for bit against the image run alone at batch
+// 1: the shipped CNNs and the architecture fixtures whose batch axis is
+// dynamic and whose graphs are separable (ConvNeXt, MaxViT, MobileNetV3,
+// EfficientNet… among them: MatMul over all the images' rows, LayerNorm,
+// SiLU, GELU, Softmax).
+func TestSplitGroups(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	files := []string{
+		filepath.Join(assets, "models", "cifar10_squeezenet1_1.onnx"),
+		filepath.Join(assets, "models", "cifar10_resnet20.onnx"),
+	}
+	arch, err := filepath.Glob(filepath.Join("testdata", "models", "arch", "*.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, arch...)
+	w := kernels.Threads()
+	n := 4*w + 3 // groups of 2 or more, then smaller ones, then single images
+	grouped := 0
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			m, err := Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape := slices.Clone(m.Inputs()[0].Shape)
+			if !m.p.dynamic || !m.p.isSeparable() {
+				t.Skip("Run does not split this model's batches into groups (fixed batch, or not separable)")
+			}
+			sizes := m.splitGroups(n, w)
+			if sizes[0] < 2 {
+				t.Fatalf("splitGroups(%d, %d) = %v: the test would not group images", n, w, sizes)
+			}
+			grouped++
+			shape[0] = n
+			x := randInput(shape, 3)
+			got, err := m.Run(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.insts[sizes[0]] == nil {
+				t.Fatalf("Run did not use a graph for %d images", sizes[0])
+			}
+			one := m.Clone()
+			per := numel(shape[1:])
+			shape[0] = 1
+			for i := range n {
+				xi := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(x.Data().([]float32)[i*per:(i+1)*per]))
+				want := batchedRun(t, one, xi)
+				for k := range want {
+					w := want[k].Data().([]float32)
+					g := got[k].Data().([]float32)[i*len(w) : (i+1)*len(w)]
+					for j := range w {
+						if math.Float32bits(g[j]) != math.Float32bits(w[j]) {
+							t.Fatalf("image %d, output %d: value %d is %v in the batch, %v alone", i, k, j, g[j], w[j])
+						}
+					}
+				}
+			}
+		})
+	}
+	if grouped < 20 {
+		t.Errorf("only %d models ran with grouped images", grouped)
+	}
+}
+
+// TestSplitGroupSizes checks the group sizes of splitRun: powers of two
+// while every worker has that many images left, at most splitGroupMax,
+// down to 1; 1 only for a model of fixed batch 1.
+func TestSplitGroupSizes(t *testing.T) {
+	dyn := &Model{p: &program{dynamic: true}}
+	fixed := &Model{p: &program{splittable: true}}
+	for _, c := range []struct {
+		m    *Model
+		n, w int
+		want []int
+	}{
+		{dyn, 60, 2, []int{8, 4, 2, 1}},
+		{dyn, 11, 2, []int{4, 2, 1}},
+		{dyn, 7, 2, []int{2, 1}},
+		{dyn, 3, 2, []int{1}},
+		{dyn, 2, 1, []int{2, 1}},
+		{dyn, 1000, 16, []int{8, 4, 2, 1}},
+		{dyn, 1, 1, []int{1}},
+		{fixed, 60, 2, []int{1}},
+	} {
+		if got := c.m.splitGroups(c.n, c.w); !slices.Equal(got, c.want) {
+			t.Errorf("splitGroups(%d, %d), dynamic %v: %v, want %v", c.n, c.w, c.m.p.dynamic, got, c.want)
+		}
 	}
 }

@@ -262,8 +262,19 @@ func (g *gemmOp) run() {
 }
 
 // block computes rows [i0, i1) and columns [j0, j1) of C; i0 is a multiple
-// of the kernel set's mr and j0 of its nr.
+// of the kernel set's mr and j0 of its nr. It takes the rows in blocks
+// whose packed A (rows × kc values) fits aBlockMax, to be swept from L2
+// past every B panel (one block when kc came from depthBlock). The blocks
+// change only the order in which elements of C are computed, not how.
 func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
+	mc := max(g.ks.mr, aBlockMax/g.kc/g.ks.mr*g.ks.mr)
+	for ib := i0; ib < i1; ib += mc {
+		g.rows(ib, min(i1, ib+mc), j0, j1, buf)
+	}
+}
+
+// rows is block for one block of rows.
+func (g *gemmOp) rows(i0, i1, j0, j1 int, buf []float32) {
 	ks := g.ks
 	mPad := roundUp(g.m, mr)
 	actFlags, lo, hi, alpha := g.act.epilogue()
@@ -392,3 +403,8 @@ func kernelGo(k int, a, b []float32, boff []int, c []float32, ldc int, ep *epilo
 		}
 	}
 }
+
+// FreeThreads returns how many goroutines a caller outside any kernel call
+// may split work over: Threads less the kernel calls in progress and the
+// cores held with Occupy (the caller's own included), at least 1.
+func FreeThreads() int { return max(1, Threads()-int(active.Load())) }

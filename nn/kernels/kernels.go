@@ -115,7 +115,12 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 		g.acc = true
 	}
 	buf := scratch.get(packedASize(m, k))
-	g.ap, g.kc = *buf, depthBlock(m)
+	// The depth block does not depend on m (as depthBlock's would), so
+	// that each row of C is computed the same way however many rows there
+	// are: nn stacks a batch's images as rows, and an image's result must
+	// not depend on the batch it came in. block keeps the packed A it
+	// sweeps within aBlockMax by blocks of rows instead.
+	g.ap, g.kc = *buf, kcMax
 	packA(g.ap, a, lda, transA, m, k, g.kc, alpha)
 	enter()
 	g.run()

@@ -506,3 +506,27 @@ func TestParallelFor(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmRowsIndependent checks that Gemm computes each row of C the same
+// way, bit for bit, whatever the number of rows (nn stacks the images of a
+// batch as rows: an image's results must not depend on its batch), with
+// depths of several blocks and row counts past one block of packed A.
+func TestGemmRowsIndependent(t *testing.T) { forEachSet(t, testGemmRowsIndependent) }
+
+func testGemmRowsIndependent(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const m, n, k = 1000, 40, 700
+	a, b := randSlice(r, m*k), randSlice(r, k*n)
+	all := make([]float32, m*n)
+	Gemm(false, false, m, n, k, 1, a, k, b, n, 0, all, n)
+	for _, rows := range [][2]int{{0, 1}, {5, 6}, {0, 7}, {300, 700}, {999, 1000}} {
+		r0, r1 := rows[0], rows[1]
+		part := make([]float32, (r1-r0)*n)
+		Gemm(false, false, r1-r0, n, k, 1, a[r0*k:], k, b, n, 0, part, n)
+		for i, v := range part {
+			if w := all[r0*n+i]; math.Float32bits(v) != math.Float32bits(w) {
+				t.Fatalf("rows %d…%d alone: element %d is %v, %v in the %d-row product", r0, r1-1, i, v, w, m)
+			}
+		}
+	}
+}

@@ -214,3 +214,33 @@ func testMaxScale(t *testing.T) {
 		t.Errorf("Max(nil) = %g", m)
 	}
 }
+
+// TestActivationPositions checks that each value of GELU, SiLU and
+// ExpShifted is computed the same way, bit for bit, wherever it sits in
+// the slice (in a whole vector or in the remainder): an image's results
+// must not depend on its position in a batch.
+func TestActivationPositions(t *testing.T) { forEachSet(t, testActivationPositions) }
+
+func testActivationPositions(t *testing.T) {
+	src := make([]float32, 45)
+	for i := range src {
+		src[i] = float32(i%17)*0.7 - 6
+	}
+	for _, c := range []struct {
+		name string
+		f    func(dst, src []float32)
+	}{{"GELU", GELU}, {"SiLU", SiLU}, {"ExpShifted", func(d, s []float32) { ExpShifted(d, s, 6) }}} {
+		all := make([]float32, len(src))
+		c.f(all, src)
+		for i := range src {
+			for _, off := range []int{0, 3} { // alone, and as the 4th of a slice
+				lo := max(0, i-off)
+				part := make([]float32, i-lo+1)
+				c.f(part, src[lo:i+1])
+				if math.Float32bits(part[i-lo]) != math.Float32bits(all[i]) {
+					t.Fatalf("%s: value %d is %v in a slice of %d, %v at position %d of %d", c.name, i, all[i], len(src), part[i-lo], i-lo, len(part))
+				}
+			}
+		}
+	}
+}
