@@ -46,10 +46,18 @@ type winograd struct {
 	bias                  []float32 // OutC values or nil
 }
 
-// winoPlan is how a Winograd convolution splits its work: blocks of rows
-// tile rows, and groups of output channels (each computing every block for
-// its channels, the padding and input transform repeated per group).
-type winoPlan struct{ rows, groups int }
+// winoPlan is how a Winograd convolution splits its work: blocks of tile
+// rows (as even as can be: block b is rows [b·tilesH/blocks,
+// (b+1)·tilesH/blocks), at most rows each), and groups of output channels
+// (each computing every block for its channels, the padding and input
+// transform repeated per group).
+type winoPlan struct{ blocks, rows, groups int }
+
+// span returns the tile rows [ty0, ty1) of block b of a plan for tilesH
+// tile rows.
+func (p winoPlan) span(b, tilesH int) (ty0, ty1 int) {
+	return b * tilesH / p.blocks, (b + 1) * tilesH / p.blocks
+}
 
 // winoBlockBudget is the number of float32 values of V and M that one
 // block aims to fit in (512 KiB: half of a typical per-core L2).
@@ -126,16 +134,18 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 const maxPlanWorkers = 4
 
 // plan returns the split of the work for w workers: blocks of tile rows
-// (see blockRows) unless they would leave each worker fewer than 32 tiles
+// (see blockPlan) unless they would leave each worker fewer than 32 tiles
 // (two vectors of GEMM columns: the GEMMs of small images would mostly
 // compute padding), then w groups of output channels (a multiple of the
 // kernel set's mr rows each) when there are enough.
 func (wg *winograd) plan(inC, outC, mr, nr, w int) winoPlan {
 	if w > 1 && wg.tiles < 32*w && outC >= 2*w*mr {
 		per := roundUp((outC+w-1)/w, mr)
-		return winoPlan{rows: wg.blockRows(inC, outC, nr, 1), groups: (outC + per - 1) / per}
+		p := wg.blockPlan(inC, outC, nr, 1)
+		p.groups = (outC + per - 1) / per
+		return p
 	}
-	return winoPlan{rows: wg.blockRows(inC, outC, nr, w), groups: 1}
+	return wg.blockPlan(inC, outC, nr, w)
 }
 
 // groupChannels returns the output channels [o0, o1) of group g of p.
@@ -144,38 +154,40 @@ func (c *Conv) groupChannels(p winoPlan, g int) (o0, o1 int) {
 	return g * per, min(c.s.OutC, (g+1)*per)
 }
 
-// blockRows returns the number of tile rows per block when w workers share
-// the blocks: a block's V and M (16·ch values per tile, ch the input plus
-// output channels) fit 1.5 times winoBlockBudget (or hold at least two GEMM
-// panels of nr tiles); among those sizes the one whose busiest worker
-// computes the fewest GEMM columns (the micro-kernels compute whole
-// vectors of 16 columns for avx512, whole 24-column tiles otherwise), with
-// a fixed cost of 8 columns per block (its padding rows, partial panels).
-// The blocks never change the results, only the time.
-func (wg *winograd) blockRows(inC, outC, nr, w int) int {
+// blockPlan returns the blocks of tile rows when w workers share them (one
+// group of channels): blocks whose V and M (16·ch values per tile, ch the
+// input plus output channels) fit 1.5 times winoBlockBudget (or hold at
+// least two GEMM panels of nr tiles); among those counts of blocks the one
+// whose busiest worker computes the fewest GEMM columns (the micro-kernels
+// compute whole vectors of 16 columns for avx512, whole 24-column tiles
+// otherwise), with a fixed cost of 8 columns per block (its padding rows,
+// partial panels), the fewest blocks on a tie. The tile rows are spread
+// evenly over the blocks: 28 rows in 6 blocks for 2 workers are 5, 5, 4
+// and 5, 5, 4, not 5, 5, 5 and 5, 5, 3. The blocks never change the
+// results, only the time.
+func (wg *winograd) blockPlan(inC, outC, nr, w int) winoPlan {
 	ch := inC + outC
 	fit := max(3*winoBlockBudget/2/(16*ch), 2*nr)
 	g := nr
 	if nr == nrMax {
 		g = 16
 	}
-	best, bestCost := 1, -1
-	for r := 1; r <= min(wg.tilesH, max(1, fit/wg.tilesW)); r++ {
-		var costs []int
-		for ty := 0; ty < wg.tilesH; ty += r {
-			costs = append(costs, roundUp(min(r, wg.tilesH-ty)*wg.tilesW, g)+8)
-		}
+	maxRows := min(wg.tilesH, max(1, fit/wg.tilesW))
+	best, bestCost := winoPlan{}, -1
+	for blocks := wg.tilesH; blocks >= (wg.tilesH+maxRows-1)/maxRows; blocks-- {
+		p := winoPlan{blocks: blocks, rows: (wg.tilesH + blocks - 1) / blocks, groups: 1}
 		// parallelFor's contiguous chunks of blocks.
-		cost, chunk := 0, (len(costs)+w-1)/w
-		for i := 0; i < len(costs); i += chunk {
+		cost, chunk := 0, (blocks+w-1)/w
+		for i := 0; i < blocks; i += chunk {
 			sum := 0
-			for _, c := range costs[i:min(i+chunk, len(costs))] {
-				sum += c
+			for b := i; b < min(i+chunk, blocks); b++ {
+				ty0, ty1 := p.span(b, wg.tilesH)
+				sum += roundUp((ty1-ty0)*wg.tilesW, g) + 8
 			}
 			cost = max(cost, sum)
 		}
 		if bestCost < 0 || cost <= bestCost {
-			best, bestCost = r, cost
+			best, bestCost = p, cost
 		}
 	}
 	return best
@@ -200,7 +212,7 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *wi
 	wg := c.wino
 	w := workers(int(c.Flops()))
 	p := wg.plans[min(w, maxPlanWorkers)]
-	blocks := (wg.tilesH + p.rows - 1) / p.rows
+	blocks := p.blocks
 	if call.padPlan != p {
 		// A new layout: its padding is written once, as zeros.
 		call.scratch = growFloats(call.scratch, p.groups*blocks*c.winoPadLen(p.rows)+32)
@@ -212,18 +224,18 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *wi
 	case w <= 1 || blocks*p.groups == 1:
 		// Without parallelFor's closure, which would be allocated.
 		sc := workspaces.get()
-		c.winoBlocks(sc, pad, dst, res, src, p.rows, 0, blocks, 0, c.s.OutC, pool)
+		c.winoBlocks(sc, pad, dst, res, src, p, 0, blocks, 0, c.s.OutC, pool)
 		workspaces.put(sc)
 	case p.groups > 1:
 		parallelFor(p.groups, w, func(g0, g1 int, sc *workspace) {
 			for g := g0; g < g1; g++ {
 				o0, o1 := c.groupChannels(p, g)
-				c.winoBlocks(sc, pad[g*blocks*c.winoPadLen(p.rows):], dst, res, src, p.rows, 0, blocks, o0, o1, pool)
+				c.winoBlocks(sc, pad[g*blocks*c.winoPadLen(p.rows):], dst, res, src, p, 0, blocks, o0, o1, pool)
 			}
 		})
 	default:
 		parallelFor(blocks, w, func(b0, b1 int, sc *workspace) {
-			c.winoBlocks(sc, pad, dst, res, src, p.rows, b0, b1, 0, c.s.OutC, pool)
+			c.winoBlocks(sc, pad, dst, res, src, p, b0, b1, 0, c.s.OutC, pool)
 		})
 	}
 }
@@ -232,17 +244,16 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *wi
 func (c *Conv) winoPadLen(rows int) int { return c.s.InC * padRows(rows) * 2 * c.wino.hw }
 
 // winoBlocks computes output channels [o0, o1) (o0 a multiple of the
-// kernel set's mr) of blocks [b0, b1) of rows tile rows, one block after
-// the other, in the workspace sc. Block b's padded input rows are at
-// pad[b·winoPadLen(rows):], padding zero (see winoPadRows). pool: see
+// kernel set's mr) of blocks [b0, b1) of plan p, one block after the
+// other, in the workspace sc. Block b's padded input rows are at
+// pad[b·winoPadLen(p.rows):], padding zero (see winoPadRows). pool: see
 // forwardWinograd.
-func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, rows, b0, b1, o0, o1 int, pool *winoPool) {
+func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, p winoPlan, b0, b1, o0, o1 int, pool *winoPool) {
 	s, wg := c.s, c.wino
 	sc.vm = growFloats(sc.vm, c.winoBlockLen())
 	for b := b0; b < b1; b++ {
-		ty0 := b * rows
-		ty1 := min(wg.tilesH, ty0+rows)
-		bp := pad[b*c.winoPadLen(rows):]
+		ty0, ty1 := p.span(b, wg.tilesH)
+		bp := pad[b*c.winoPadLen(p.rows):]
 		c.winoPadRows(bp, src, ty0, ty1)
 		bph := padRows(ty1 - ty0)
 		for ch := 0; ch < s.InC; ch++ {

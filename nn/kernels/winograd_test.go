@@ -103,8 +103,9 @@ func TestDeinterleave(t *testing.T) {
 	})
 }
 
-// TestWinogradBlocks checks that a Winograd convolution computed in blocks
-// of 1, 2 or 3 tile rows and 1 to 3 groups of output channels, each
+// TestWinogradBlocks checks that a Winograd convolution computed in 1 to 5
+// blocks of tile rows (of unequal sizes when they do not divide the tile
+// rows) and 1 to 3 groups of output channels, each
 // padding its own input rows, is bit for bit the one-block result, with
 // every combination of top and left padding (0 to 2) and odd and even
 // sizes, also when the buffers were last used for another input.
@@ -122,17 +123,17 @@ func TestWinogradBlocks(t *testing.T) {
 				res := randSlice(r, osz)
 				tilesH := conv.wino.tilesH
 				want := make([]float32, osz)
-				conv.winoBlocks(new(workspace), make([]float32, conv.winoPadLen(tilesH)+32), want, res, src, tilesH, 0, 1, 0, s.OutC, nil)
-				for rows := 1; rows <= 3; rows++ {
+				one := winoPlan{blocks: 1, rows: tilesH, groups: 1}
+				conv.winoBlocks(new(workspace), make([]float32, conv.winoPadLen(tilesH)+32), want, res, src, one, 0, 1, 0, s.OutC, nil)
+				for blocks := 1; blocks <= min(5, tilesH); blocks++ {
 					for groups := 1; groups <= 3; groups++ {
-						p := winoPlan{rows: rows, groups: groups}
-						blocks := (tilesH + rows - 1) / rows
-						sc, padBuf := new(workspace), make([]float32, groups*blocks*conv.winoPadLen(rows)+32)
+						p := winoPlan{blocks: blocks, rows: (tilesH + blocks - 1) / blocks, groups: groups}
+						sc, padBuf := new(workspace), make([]float32, groups*blocks*conv.winoPadLen(p.rows)+32)
 						got := make([]float32, osz)
 						for _, in := range [][]float32{other, src} {
 							for g := range groups {
 								o0, o1 := conv.groupChannels(p, g)
-								conv.winoBlocks(sc, padBuf[g*blocks*conv.winoPadLen(rows):], got, res, in, rows, 0, blocks, o0, o1, nil)
+								conv.winoBlocks(sc, padBuf[g*blocks*conv.winoPadLen(p.rows):], got, res, in, p, 0, blocks, o0, o1, nil)
 							}
 						}
 						if !slices.Equal(got, want) {
