@@ -324,6 +324,9 @@ type instance struct {
 	// Planned memory: constants computed while building, op output
 	// buffers, and the batch's inputs and outputs, in bytes.
 	constBytes, bufBytes, inBytes, outBytes int64
+	// own: the inputs splitRun copies a group of images into (see
+	// groupInputs), allocated on first use.
+	own []*tensor.Dense
 }
 
 // allocate allocates the planned buffers and points the ops' outputs at

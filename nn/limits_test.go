@@ -24,6 +24,8 @@ var reluModel = ot.Model{Opset: 13, Nodes: []ot.Node{{Name: "r", Op: "Relu", In:
 // by image from batch 2 on (the graph is separable), with one graph per
 // worker and group size (splitGroups).
 func TestPlannedBytes(t *testing.T) {
+	defer func(v int64) { splitGroupWeights = v }(splitGroupWeights)
+	splitGroupWeights = -1 // groups despite its lack of weights
 	m := mustLoad(t, reluModel)
 	const img = 4 * 48 // bytes of one image's input, output or activation
 	got, err := m.PlannedBytes(1)
@@ -36,8 +38,9 @@ func TestPlannedBytes(t *testing.T) {
 		graphs += g
 	}
 	// The workers' buffers (a graph per group size), the batch's inputs and
-	// outputs, the workers' copies of their largest groups' outputs.
-	want := int64(w*graphs)*img + 10*2*img + int64(w*sizes[0])*img
+	// outputs, the workers' copies of their largest groups' outputs, their
+	// graphs' own inputs.
+	want := int64(w*graphs)*img + 10*2*img + int64(w*sizes[0])*img + int64(w*graphs)*img
 	if got, err := m.PlannedBytes(10); err != nil || got != want {
 		t.Errorf("batch 10: %d, %v; want %d", got, err, want)
 	}

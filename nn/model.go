@@ -695,7 +695,9 @@ func (m *Model) plan(batch int) (memPlan, error) {
 	sizes := m.splitGroups(batch, w)
 	pl.graphs = w * len(sizes)
 	var one *instance
+	images := 0 // per worker, in all its graphs
 	for _, g := range sizes {
+		images += g
 		inst, err := m.instance(p.batchKey(g))
 		if err != nil {
 			return pl, err
@@ -704,8 +706,9 @@ func (m *Model) plan(batch int) (memPlan, error) {
 		pl.activations = addSat(pl.activations, mulSat(int64(w), inst.bufBytes))
 		one = inst // the last, for 1 image
 	}
-	// The batch's inputs and concatenated outputs, and each worker's copy
-	// of its largest group's outputs.
+	// The batch's inputs and concatenated outputs, each worker's copy of
+	// its largest group's outputs, and its graphs' own inputs (groupInputs).
 	pl.io = addSat(mulSat(int64(batch), one.inBytes+one.outBytes), mulSat(int64(w*sizes[0]), one.outBytes))
+	pl.io = addSat(pl.io, mulSat(int64(w*images), one.inBytes))
 	return pl, nil
 }

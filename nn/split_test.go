@@ -199,8 +199,10 @@ func TestSplitGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	files = append(files, arch...)
+	defer func(v int64) { splitGroupWeights = v }(splitGroupWeights)
+	splitGroupWeights = 0 // every model in groups
 	w := kernels.Threads()
-	n := 4*w + 3 // groups of 2 or more, then smaller ones, then single images
+	n := 4*w + 3 // groups of 2 or more, then single images
 	grouped := 0
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -249,25 +251,27 @@ func TestSplitGroups(t *testing.T) {
 	}
 }
 
-// TestSplitGroupSizes checks the group sizes of splitRun: powers of two
-// while every worker has that many images left, at most splitGroupMax,
-// down to 1; 1 only for a model of fixed batch 1.
+// TestSplitGroupSizes checks the group sizes of splitRun: the largest
+// power of two up to splitGroupMax of which every worker gets a group,
+// then 1; only 1 for a model of small weights or of fixed batch 1.
 func TestSplitGroupSizes(t *testing.T) {
-	dyn := &Model{p: &program{dynamic: true}}
-	fixed := &Model{p: &program{splittable: true}}
+	dyn := &Model{p: &program{dynamic: true, weights: splitGroupWeights + 1}}
+	small := &Model{p: &program{dynamic: true, weights: splitGroupWeights}}
+	fixed := &Model{p: &program{splittable: true, weights: splitGroupWeights + 1}}
 	for _, c := range []struct {
 		m    *Model
 		n, w int
 		want []int
 	}{
-		{dyn, 60, 2, []int{8, 4, 2, 1}},
-		{dyn, 11, 2, []int{4, 2, 1}},
+		{dyn, 60, 2, []int{8, 1}},
+		{dyn, 11, 2, []int{4, 1}},
 		{dyn, 7, 2, []int{2, 1}},
 		{dyn, 3, 2, []int{1}},
 		{dyn, 2, 1, []int{2, 1}},
-		{dyn, 1000, 16, []int{8, 4, 2, 1}},
+		{dyn, 1000, 16, []int{8, 1}},
 		{dyn, 1, 1, []int{1}},
 		{fixed, 60, 2, []int{1}},
+		{small, 60, 2, []int{1}},
 	} {
 		if got := c.m.splitGroups(c.n, c.w); !slices.Equal(got, c.want) {
 			t.Errorf("splitGroups(%d, %d), dynamic %v: %v, want %v", c.n, c.w, c.m.p.dynamic, got, c.want)
