@@ -9,7 +9,9 @@
 // arithmetic (Shape, Gather, Unsqueeze, Concat, … on values known at load
 // time) is folded when a graph is built; a graph is built lazily for each
 // batch size and cached. Batches of graphs that compute every image alone
-// (the usual CNNs) run image by image, one image per core (see Model.Run).
+// (the usual CNNs) run image by image, one image (or a small group of
+// images, for models with more weights than a core's cache holds) per core
+// (see Model.Run).
 // Conv is fused with a following BatchNormalization and Relu, LeakyRelu or
 // Clip, and Convs feeding only a channel Concat write straight into its
 // output. Op outputs live in buffers allocated once per graph, on its first
@@ -277,10 +279,12 @@ func cloneInfos(in []TensorInfo) []TensorInfo {
 // A batch of a model with a dynamic batch axis whose every op computes each
 // image from that image alone (checked once per model, conservatively: the
 // usual CNN ops, not those that may mix images) runs the same way, image
-// by image: up to kernels.Threads goroutines each run whole images on their own
-// batch-1 graph, which keeps an image's activations in one core's caches.
-// Other dynamic-batch graphs run op by op over the whole batch. Either way
-// the results are those of running each image alone.
+// by image: up to kernels.Threads goroutines each run whole images on their
+// own graphs (batch-1 graphs, and for a model with large weights graphs for
+// a small group of images, see splitGroups), which keeps an image's
+// activations in one core's caches. Other dynamic-batch graphs run op by
+// op over the whole batch. Either way the results are those of running
+// each image alone, bit for bit.
 func (m *Model) Run(inputs ...*tensor.Dense) ([]*tensor.Dense, error) {
 	p := m.p
 	if len(inputs) != len(p.inputs) {

@@ -18,9 +18,10 @@ import (
 // output (tens of MiB) streams through memory before the next op reads it,
 // and each kernel call is split over the cores. When every op of a graph
 // computes each image from that image alone, Run instead gives each core
-// whole images: every worker runs its own graphs, a few images at a time
-// (a group: its ops reuse their weights from the cache for each image of
-// the group), with single-threaded kernels, so the group's activations
+// whole images: every worker runs its own graphs, image after image, or a
+// few at a time for a model with large weights (a group: its ops reuse
+// their weights from the cache for each image of the group; see
+// splitGroups), with single-threaded kernels, so an image's activations
 // stay in its core's caches and the cores never wait for each other. The
 // results are the same as image by image: the kernels compute an image the
 // same way at any batch size and on any number of goroutines
