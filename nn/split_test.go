@@ -181,14 +181,17 @@ func TestSplitRunMatchesBatched(t *testing.T) {
 	}
 }
 
-// TestSplitGroups runs batches through Run, whose workers take images a
-// group at a time through a graph for that many (splitGroups), and checks
-// every image's outputs bit for bit against the image run alone at batch
-// 1: the shipped CNNs and the architecture fixtures whose batch axis is
-// dynamic and whose graphs are separable (ConvNeXt, MaxViT, MobileNetV3,
-// EfficientNet… among them: MatMul over all the images' rows, LayerNorm,
-// SiLU, GELU, Softmax).
+// TestSplitGroups runs batches through Run and checks every image's
+// outputs bit for bit against the image run alone at batch 1, for the
+// shipped CNNs and every architecture fixture with a dynamic batch axis:
+// separable graphs run in groups of images through a graph for that many
+// (splitGroups; here every model is grouped, whatever its weights),
+// the others (ViT, Swin: they mix the batch axis into shapes) op by op
+// over the whole batch. Among the ops covered: MatMul over all the images'
+// rows, LayerNorm, SiLU, GELU, Softmax, attention.
 func TestSplitGroups(t *testing.T) {
+	defer func(v int64) { splitGroupWeights = v }(splitGroupWeights)
+	splitGroupWeights = 0 // every model in groups
 	assets := sharedpath.ForTest(t, "assets")
 	files := []string{
 		filepath.Join(assets, "models", "cifar10_squeezenet1_1.onnx"),
@@ -199,11 +202,9 @@ func TestSplitGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	files = append(files, arch...)
-	defer func(v int64) { splitGroupWeights = v }(splitGroupWeights)
-	splitGroupWeights = 0 // every model in groups
 	w := kernels.Threads()
 	n := 4*w + 3 // groups of 2 or more, then single images
-	grouped := 0
+	grouped, batched := 0, 0
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			m, err := Load(f)
@@ -211,14 +212,18 @@ func TestSplitGroups(t *testing.T) {
 				t.Fatal(err)
 			}
 			shape := slices.Clone(m.Inputs()[0].Shape)
-			if !m.p.dynamic || !m.p.isSeparable() {
-				t.Skip("Run does not split this model's batches into groups (fixed batch, or not separable)")
+			if !m.p.dynamic {
+				t.Skip("fixed batch")
 			}
-			sizes := m.splitGroups(n, w)
-			if sizes[0] < 2 {
-				t.Fatalf("splitGroups(%d, %d) = %v: the test would not group images", n, w, sizes)
+			sizes := []int{n} // op by op
+			if m.p.isSeparable() {
+				if sizes = m.splitGroups(n, w); sizes[0] < 2 {
+					t.Fatalf("splitGroups(%d, %d) = %v: the test would not group images", n, w, sizes)
+				}
+				grouped++
+			} else {
+				batched++
 			}
-			grouped++
 			shape[0] = n
 			x := randInput(shape, 3)
 			got, err := m.Run(x)
@@ -246,8 +251,8 @@ func TestSplitGroups(t *testing.T) {
 			}
 		})
 	}
-	if grouped < 20 {
-		t.Errorf("only %d models ran with grouped images", grouped)
+	if grouped < 20 || batched < 10 {
+		t.Errorf("%d models ran in groups and %d op by op, want at least 20 and 10", grouped, batched)
 	}
 }
 
