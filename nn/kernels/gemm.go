@@ -10,8 +10,9 @@ import (
 // panels of packed A, 4 rows each, and an nr-column panel of B (packed, or
 // read in place when B's rows are already contiguous). The depth K is cut
 // into blocks of kc ≤ kcMax so that a B panel (kc·nr values) stays in L1
-// while the whole A block (m·kc values, at most aBlockMax) is swept past it
-// from L2. The blocking does not depend on the kernel set, so that every
+// while the whole A block (m·kc values, at most aBlockMax; Gemm, whose kc
+// does not depend on m, takes the rows in blocks) is swept past it from
+// L2. The blocking does not depend on the kernel set, so that every
 // set adds the products of every element of C in the same order.
 const (
 	mr        = 4  // rows of a packed A panel
@@ -233,6 +234,11 @@ func workers(flops int) int {
 // (active counts the caller's own once it has entered), at least 1.
 func freeThreads() int { return max(1, Threads()-int(active.Load())+1) }
 
+// FreeThreads returns how many goroutines a caller outside any kernel call
+// may split work over: Threads less the kernel calls in progress and the
+// cores held with Occupy (the caller's own included), at least 1.
+func FreeThreads() int { return max(1, Threads()-int(active.Load())) }
+
 // packBuf is a buffer for a packed B panel.
 type packBuf struct{ b [kcMax * nrMax]float32 }
 
@@ -414,8 +420,3 @@ func kernelGo(k int, a, b []float32, boff []int, c []float32, ldc int, ep *epilo
 		}
 	}
 }
-
-// FreeThreads returns how many goroutines a caller outside any kernel call
-// may split work over: Threads less the kernel calls in progress and the
-// cores held with Occupy (the caller's own included), at least 1.
-func FreeThreads() int { return max(1, Threads()-int(active.Load())) }
