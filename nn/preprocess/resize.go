@@ -166,18 +166,25 @@ func CheckResize(src rgb.Image, w, h int) error {
 func resizeH(src rgb.Image, w int) rgb.Image {
 	c := bilinearCoeffs(src.W, w)
 	dst := rgb.New(w, src.H)
-	// The SIMD loop reads and writes 4 bytes per pixel: it leaves to hsumGo
-	// the last output pixel and those that read the last input pixel.
-	safe := 0
-	for safe < w-1 && c.start[safe]+c.n[safe] < src.W {
-		safe++
-	}
+	safe := c.simdPrefix(src.W)
 	for y := 0; y < src.H; y++ {
 		in := src.Pix[y*src.W*3 : (y+1)*src.W*3]
 		out := dst.Pix[y*w*3 : (y+1)*w*3]
 		hsumGo(out, in, &c, hsumSIMD(out, in, &c, safe))
 	}
 	return dst
+}
+
+// simdPrefix returns how many leading output pixels of a row of inW input
+// pixels the SIMD loop of hsum may compute: it reads and writes 4 bytes
+// per pixel, so it leaves to hsumGo the last output pixel and those from
+// the first that reads the last input pixel on.
+func (c *coeffs) simdPrefix(inW int) int {
+	safe := 0
+	for safe < len(c.start)-1 && c.start[safe]+c.n[safe] < inW {
+		safe++
+	}
+	return safe
 }
 
 // hsumGo computes output pixels [o0, len(out)/3) of a row: each channel of

@@ -28,9 +28,10 @@ func vsumSIMD(out, src []uint8, offs []int, k []int32) int {
 }
 
 // hsumSIMD computes outputs [0, safe) of a row of hsum (see hsumGo) with
-// AVX2 and returns how many it did. safe must leave the last pixel of the
-// row to the caller, and each of those outputs must read pixels before the
-// last input pixel only (the loop reads and writes 4 bytes per pixel).
+// AVX2 and returns how many it did. safe (c.simdPrefix) must leave the
+// last pixel of the row to the caller, and each of those outputs must read
+// pixels before the last input pixel only (the loop reads and writes 4
+// bytes per pixel).
 func hsumSIMD(out, in []uint8, c *coeffs, safe int) int {
 	if !hasAVX2 || safe == 0 {
 		return 0
