@@ -53,6 +53,12 @@ type winograd struct {
 // transform repeated per group).
 type winoPlan struct{ blocks, rows, groups int }
 
+// newWinoPlan returns the plan of blocks blocks of tilesH tile rows for
+// groups groups of output channels.
+func newWinoPlan(tilesH, blocks, groups int) winoPlan {
+	return winoPlan{blocks: blocks, rows: (tilesH + blocks - 1) / blocks, groups: groups}
+}
+
 // span returns the tile rows [ty0, ty1) of block b of a plan for tilesH
 // tile rows.
 func (p winoPlan) span(b, tilesH int) (ty0, ty1 int) {
@@ -175,7 +181,7 @@ func (wg *winograd) blockPlan(inC, outC, nr, w int) winoPlan {
 	maxRows := min(wg.tilesH, max(1, fit/wg.tilesW))
 	best, bestCost := winoPlan{}, -1
 	for blocks := wg.tilesH; blocks >= (wg.tilesH+maxRows-1)/maxRows; blocks-- {
-		p := winoPlan{blocks: blocks, rows: (wg.tilesH + blocks - 1) / blocks, groups: 1}
+		p := newWinoPlan(wg.tilesH, blocks, 1)
 		// parallelFor's contiguous chunks of blocks.
 		cost, chunk := 0, (blocks+w-1)/w
 		for i := 0; i < blocks; i += chunk {

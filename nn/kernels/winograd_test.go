@@ -123,11 +123,11 @@ func TestWinogradBlocks(t *testing.T) {
 				res := randSlice(r, osz)
 				tilesH := conv.wino.tilesH
 				want := make([]float32, osz)
-				one := winoPlan{blocks: 1, rows: tilesH, groups: 1}
+				one := newWinoPlan(tilesH, 1, 1)
 				conv.winoBlocks(new(workspace), make([]float32, conv.winoPadLen(tilesH)+32), want, res, src, one, 0, 1, 0, s.OutC, nil)
 				for blocks := 1; blocks <= min(5, tilesH); blocks++ {
 					for groups := 1; groups <= 3; groups++ {
-						p := winoPlan{blocks: blocks, rows: (tilesH + blocks - 1) / blocks, groups: groups}
+						p := newWinoPlan(tilesH, blocks, groups)
 						sc, padBuf := new(workspace), make([]float32, groups*blocks*conv.winoPadLen(p.rows)+32)
 						got := make([]float32, osz)
 						for _, in := range [][]float32{other, src} {
