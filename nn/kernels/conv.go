@@ -15,8 +15,10 @@ import "fmt"
 //   - other kernels: "shifted-gemm", a GEMM straight on a zero-padded copy
 //     of the input split into stride phases (for stride s, s² planes per
 //     channel holding every s-th row and column), computed at every column
-//     of the phase planes' width (the few extra columns are dropped
-//     afterwards). Each depth step (tap, channel) reads a shifted view of
+//     of the phase planes' width (the few extra columns are dropped by each
+//     worker from the output rows it computed) or, on wide images where
+//     that computes no more, row by row straight into the output (see
+//     rowModePays). Each depth step (tap, channel) reads a shifted view of
 //     one phase plane, so there is no im2col and no packing of B;
 //   - unless those extra columns would exceed a quarter of the work (very
 //     narrow images): "im2col-gemm", a GEMM whose right-hand operand is
@@ -46,6 +48,7 @@ type Conv struct {
 	hph, wph int       // shifted: size of one stride phase plane
 	padLen   int       // shifted: values of the padded input buffer
 	maxOff   int       // shifted: largest of offs
+	rowMode  bool      // shifted: the GEMM writes the output rows in place (see rowModePays)
 	rowPhase []bool    // shifted: which row phases (of StrideH) taps read
 	colPhase []bool    // shifted: which column phases (of StrideW) taps read
 	wino     *winograd // Winograd state
@@ -203,6 +206,7 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 		c.maxOff = maxOff
 		nr := c.ks.nr
 		c.padLen = max(icg*s.StrideH*s.StrideW*plane, roundUp(c.n, nr)+maxOff+nr)
+		c.rowMode = c.wph != s.OutW() && c.ks.rowModePays(s.OutW(), c.wph)
 	}
 	if c.strategy == stratPointwise {
 		c.offs = make([]int, c.k)
@@ -357,7 +361,11 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	var pad, cbuf []float32
 	if c.strategy == stratShifted {
 		if call.scratch == nil {
-			call.scratch = make([]float32, c.padLen+c.m*c.n) // cbuf unused when wph = OutW
+			n := c.padLen
+			if c.wph != ow && !c.rowMode {
+				n += c.m * c.n
+			}
+			call.scratch = make([]float32, n)
 		}
 		// padInput writes the same positions at every call: the borders
 		// of pad stay zero from its allocation.
@@ -371,8 +379,14 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 			if res != nil {
 				r = res[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
 			}
-			compact := c.strategy == stratShifted && c.wph != ow
+			compact := c.strategy == stratShifted && c.wph != ow && !c.rowMode
 			call.g = gemmOp{ks: c.ks, m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
+			if c.strategy == stratShifted && c.wph != ow {
+				call.g.rowW, call.g.bRowW = ow, c.wph
+				if c.rowMode {
+					call.g.n, call.g.ldc = oh*ow, oh*ow
+				}
+			}
 			switch {
 			case r == nil:
 			case compact:
@@ -405,37 +419,17 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 				call.sh = shiftB{pad: pad, offs: c.offs, maxOff: c.maxOff}
 				call.g.b = &call.sh
 				if compact {
-					call.g.c = cbuf // compacted below
+					call.g.c, call.g.out = cbuf, out
 				}
 			default:
 				call.img = imageB{c: c, in: in}
 				call.g.b = &call.img
 			}
 			call.g.run()
-			if compact {
-				// Drop the columns past the output width.
-				if w := copyWorkers(c.m * c.n); w > 1 {
-					cbuf := cbuf
-					ParallelFor(c.m, w, func(o0, o1 int) { c.compact(out, cbuf, o0, o1) })
-				} else {
-					c.compact(out, cbuf, 0, c.m)
-				}
-			}
 		}
 	}
 	call.g, call.mat, call.img, call.sh = gemmOp{}, matrixB{}, imageB{}, shiftB{}
 	c.calls.put(call)
-}
-
-// compact copies rows [o0, o1) of the shifted strategy's padded-width
-// output cbuf to out, dropping the columns past the output width.
-func (c *Conv) compact(out, cbuf []float32, o0, o1 int) {
-	oh, ow := c.s.OutH(), c.s.OutW()
-	for o := o0; o < o1; o++ {
-		for y := 0; y < oh; y++ {
-			copy(out[(o*oh+y)*ow:(o*oh+y+1)*ow], cbuf[o*c.n+y*c.wph:])
-		}
-	}
 }
 
 // padImage runs padInput over channels [0, icg), on several goroutines
@@ -679,4 +673,20 @@ func (c *Conv) reference(dst, src, res []float32, n int) {
 	}
 	naiveConv(c.s, c.weight, c.rawBias, Activation{}, dst, src, n)
 	addAct(dst[:n*osz], dst, r, c.act)
+}
+
+// rowModePays reports whether the shifted strategy computes an image's
+// outW-wide output rows in place, row by row (row mode: no panel crosses a
+// row, so a row's last panel is partial), rather than every column of the
+// phase planes' bRowW-wide rows into a buffer, compacted afterwards. Row
+// mode saves the compaction, a pass over the output, and computes no more
+// when the partial panels cost no more than the dropped columns: the avx512
+// set computes a partial panel as masked 16-column vectors, the others as
+// a whole tile. (Both compute every output value the same way.)
+func (s *kernelSet) rowModePays(outW, bRowW int) bool {
+	v := s.nr
+	if s.isa == isaAVX512 {
+		v = 16
+	}
+	return outW >= s.nr && roundUp(outW, v) <= bRowW
 }

@@ -196,6 +196,14 @@ type gemmOp struct {
 	acc     bool      // accumulate into C
 	bias    []float32 // nil, or roundUp(m, mr) values
 	act     Activation
+	// rowW > 0: C's columns are an image's output rows, rowW values each,
+	// which B holds bRowW ≥ rowW columns apart (the shifted convolution).
+	// Without out (row mode), C holds only those: column j of C is column
+	// (j/rowW)·bRowW + j mod rowW of B, and no panel crosses a row. With
+	// out, C has B's columns, and each worker copies the rows it computed
+	// to out, rowW values of each (the others dropped), when done.
+	rowW, bRowW int
+	out         []float32
 }
 
 // active counts the kernel calls in progress in this process. It is a
@@ -245,41 +253,66 @@ type packBuf struct{ b [kcMax * nrMax]float32 }
 // run executes the GEMM, on several goroutines when it is large enough.
 func (g *gemmOp) run() {
 	w := workers(2 * g.m * g.n * g.k)
-	mr, nr := g.ks.mr, g.ks.nr
-	panels := (g.n + nr - 1) / nr
-	cols := w > 1 && panels >= 2*w
-	if cols && g.m >= 2*w*mr {
+	mr := g.ks.mr
+	// The columns are split in units of whole panels, or of output rows.
+	unit := g.ks.nr
+	switch {
+	case g.rowW > 0 && g.out == nil:
+		unit = g.rowW
+	case g.rowW > 0:
+		unit = g.bRowW
+	}
+	units := (g.n + unit - 1) / unit
+	per := (units + w - 1) / w * unit // columns per worker
+	cols := w > 1 && units >= 2*w
+	if cols && g.m >= 2*w*mr && (g.rowW == 0 || g.out != nil) {
 		// Both splits are possible: the rows when they share the work
-		// clearly more evenly. The columns go by whole panels, which on
-		// small images leaves one worker far more (13×13 = 169 columns
-		// in panels of 48: 96 and 73).
-		perCol, perRow := (panels+w-1)/w*nr, roundUp((g.m+w-1)/w, mr)
-		colShare := float64(g.n) / float64(w*perCol)
+		// clearly more evenly. The columns go by whole panels (or rows
+		// computed in whole panels), which on small images leaves one
+		// worker far more (13×13 = 169 columns in panels of 48: 96 and
+		// 73).
+		perRow := roundUp((g.m+w-1)/w, mr)
+		colShare := float64(g.n) / float64(w*roundUp(per, g.ks.nr))
 		rowShare := float64(g.m) / float64(w*perRow)
 		cols = rowShare < colShare+0.05
 	}
 	switch {
 	case cols:
-		// Split the columns at panel boundaries.
-		per := (panels + w - 1) / w
-		parallel((panels+per-1)/per, func(t int, sc *workspace) {
-			g.block(0, g.m, t*per*nr, min((t+1)*per*nr, g.n), sc.buf.b[:])
+		// Split the columns at unit boundaries.
+		parallel((g.n+per-1)/per, func(t int, sc *workspace) {
+			g.part(0, g.m, t*per, min((t+1)*per, g.n), sc.buf.b[:])
 		})
 	case w > 1 && g.m >= 2*w*mr:
 		// Split the rows at panel boundaries.
 		per := roundUp((g.m+w-1)/w, mr)
 		parallel((g.m+per-1)/per, func(t int, sc *workspace) {
-			g.block(t*per, min((t+1)*per, g.m), 0, g.n, sc.buf.b[:])
+			g.part(t*per, min((t+1)*per, g.m), 0, g.n, sc.buf.b[:])
 		})
 	default:
 		sc := workspaces.get()
-		g.block(0, g.m, 0, g.n, sc.buf.b[:])
+		g.part(0, g.m, 0, g.n, sc.buf.b[:])
 		workspaces.put(sc)
 	}
 }
 
+// part is block, then (with out) the copy of those rows and columns to
+// out.
+func (g *gemmOp) part(i0, i1, j0, j1 int, buf []float32) {
+	g.block(i0, i1, j0, j1, buf)
+	if g.out == nil {
+		return
+	}
+	oh := g.n / g.bRowW
+	for i := i0; i < i1; i++ {
+		for j := j0; j < j1; j += g.bRowW {
+			o := (i*oh + j/g.bRowW) * g.rowW
+			copy(g.out[o:o+g.rowW], g.c[i*g.ldc+j:])
+		}
+	}
+}
+
 // block computes rows [i0, i1) and columns [j0, j1) of C; i0 is a multiple
-// of the kernel set's mr and j0 of its nr. It takes the rows in blocks
+// of the kernel set's mr and j0 of its nr (or of rowW in row mode). It takes the rows in blocks
 // whose packed A (rows × kc values) fits aBlockMax, to be swept from L2
 // past every B panel (one block when kc came from depthBlock). The blocks
 // change only the order in which elements of C are computed, not how.
@@ -310,9 +343,15 @@ func (g *gemmOp) rows(i0, i1, j0, j1 int, buf []float32) {
 		}
 		ep.flags = flags
 		aBlock := g.ap[pc*mPad : pc*mPad+mPad*kc]
-		for j := j0; j < j1; j += ks.nr {
-			nw := min(ks.nr, g.n-j)
-			bp, boff, maxOff := g.b.panel(buf, pc, kc, j, nw, ks.nr)
+		for j, nw := j0, 0; j < j1; j += nw {
+			nw = min(ks.nr, j1-j)
+			jb := j // B's column
+			if g.rowW > 0 && g.out == nil {
+				x := j % g.rowW
+				nw = min(nw, g.rowW-x)
+				jb = j/g.rowW*g.bRowW + x
+			}
+			bp, boff, maxOff := g.b.panel(buf, pc, kc, jb, nw, ks.nr)
 			if nw <= gemvCols && ks.isa != isaGeneric {
 				g.columns(i0, i1, j, nw, kc, aBlock, bp, boff, maxOff, &ep)
 				continue

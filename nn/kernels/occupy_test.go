@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"runtime"
 	"testing"
 )
 
@@ -10,7 +9,7 @@ import (
 func TestOccupy(t *testing.T) {
 	const big = 1 << 30 // flops: worth every core
 	free := workers(big)
-	if want := runtime.GOMAXPROCS(0) - int(active.Load()) + 1; free != max(1, want) {
+	if want := Threads() - int(active.Load()) + 1; free != max(1, want) {
 		t.Fatalf("workers = %d with %d kernel calls active, want %d", free, active.Load(), max(1, want))
 	}
 	release := Occupy()
