@@ -462,9 +462,12 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 		}
 		return
 	}
-	if sh == 2 && sw == 2 && c.colPhase[0] && c.colPhase[1] {
+	if sh == 2 && sw == 2 {
 		// Each row phase of a channel: every other input row, its columns
-		// split into the two column phases by one vector copy.
+		// split into the two column phases by one vector copy (also when
+		// no tap reads one of them, as in a 1×1 stride-2 convolution: its
+		// plane is there, unread, and the vector copy is faster than a
+		// scalar loop over the other).
 		px := s.PadLeft % 2 // the column phase of input column 0
 		for ch := ch0; ch < ch1; ch++ {
 			for rp := 0; rp < 2; rp++ {
