@@ -96,6 +96,7 @@ func (p *program) build(batch int) (*instance, error) {
 	}
 	inst.recordMemory(b)
 	inst.vm = gorgonia.NewTapeMachine(b.g)
+	inst.tape = newTape(inst.vm)
 	return inst, nil
 }
 

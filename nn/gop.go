@@ -311,6 +311,7 @@ type instance struct {
 	p       *program
 	g       *gorgonia.ExprGraph
 	vm      gorgonia.VM
+	tape    *tape // runs vm
 	inputs  []*gorgonia.Node
 	outputs []*value
 	// separable: built for more than one image, and every op computes each
@@ -365,7 +366,7 @@ func (inst *instance) run(inputs []*tensor.Dense) (res []*tensor.Dense, err erro
 			return nil, fmt.Errorf("nn: %s: input %q: %w", inst.p.name, inst.p.inputs[i].Name, err)
 		}
 	}
-	if err := inst.vm.RunAll(); err != nil {
+	if err := inst.tape.run(); err != nil {
 		return nil, fmt.Errorf("nn: %s: run: %w", inst.p.name, err)
 	}
 	res = make([]*tensor.Dense, len(inst.outputs))
