@@ -130,7 +130,6 @@ const stopGrace = 10 * time.Second
 // SIGTERM). A second signal, or stopGrace without stopping, ends it at
 // once.
 func main() {
-	spareP()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)

@@ -32,18 +32,6 @@ func init() {
 // kernel call splits its work into, and the most images that package nn
 // runs in parallel for a batch. It is the SetThreads value, at most
 // GOMAXPROCS, or GOMAXPROCS when none was set.
-//
-// A program may run with more Ps than computing goroutines (see
-// SetThreads): cmd/amt does, because Gorgonia's tape machine runs every
-// graph on a new goroutine while the caller, locked to its OS thread,
-// waits. Each run so hands its P from one OS thread to another and back,
-// and Linux often wakes the next thread on the CPU that is busy with the
-// other worker, leaving its own idle until load balancing moves one (ms).
-// Measured on a 2-vCPU AMD EPYC (Zen 4) VM: a classification sweep (two
-// workers, each running SqueezeNet image by image) kept the CPUs 84–87 %
-// busy with GOMAXPROCS 2, and 97 % with GOMAXPROCS 3 and Threads 2; a
-// 100-image sweep took 21.4 s instead of 25.2 s (medians of 3 interleaved
-// runs).
 func Threads() int {
 	p := runtime.GOMAXPROCS(0)
 	if n := int(threads.Load()); n > 0 {

@@ -29,8 +29,7 @@
 #   ORT_SPIN       1 (default): ONNX Runtime's idle threads spin-wait (its
 #                  default); 0: they block (better on a busy shared machine)
 #   BENCH_RUN      regexp selecting workloads, e.g. 'squeezenet' (default all)
-#   BENCH_THREADS  threads of each side (Go: AMT_THREADS, with GOMAXPROCS one
-#                  more from 2 threads on, as cmd/amt runs: see spareP there;
+#   BENCH_THREADS  threads of each side (Go: AMT_THREADS and GOMAXPROCS;
 #                  ORT: intraOpNumThreads; the FMA peak is measured on as
 #                  many; default 2)
 #   GO             go command (default go)
@@ -166,7 +165,6 @@ done
 # at once, they would share the CPUs.
 go_re="^BenchmarkModels\$/$run_re"
 go_procs=$threads
-if [ "$threads" -ge 2 ]; then go_procs=$((threads + 1)); fi
 tables=()
 for set in $sets; do
 	go_out=$ort_dir/last-go-$set.txt
