@@ -8,6 +8,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/amt-dev/amt/internal/tape"
 )
 
 // gdState is what Vowpal Wabbit 8.x keeps once per model: the learning rate,
@@ -146,6 +148,7 @@ type bank struct {
 
 	fwd *gorgonia.ExprGraph
 	vm  gorgonia.VM
+	run *tape.Runner // runs vm
 	out struct{ hid, z, raw *gorgonia.Node }
 }
 
@@ -283,6 +286,7 @@ func (b *bank) build() error {
 	}
 	b.fwd = g
 	b.vm = gorgonia.NewTapeMachine(g)
+	b.run = tape.New(b.vm)
 	return nil
 }
 
@@ -297,7 +301,7 @@ func (b *bank) forward(x []float32) error {
 		b.ax[i] = float32(math.Abs(float64(v)))
 	}
 	b.vm.Reset()
-	if err := b.vm.RunAll(); err != nil {
+	if err := b.run.Run(); err != nil {
 		b.fresh = false
 		return fmt.Errorf("bandit: forward pass: %w", err)
 	}

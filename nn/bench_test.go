@@ -186,6 +186,25 @@ func TestMemoryStableResNet20(t *testing.T) {
 	checkMemoryStable(t, m, randInput([]int{1, 3, 32, 32}, 3), 10000, 1<<20)
 }
 
+// TestDirectRun checks that a model's graphs run on the calling goroutine
+// (internal/tape), not silently through RunAll.
+func TestDirectRun(t *testing.T) {
+	m, err := LoadBytes(smallNet().Bytes(), "smallnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range []int{1, 3} {
+		if _, err := m.Run(randInput([]int{batch, 3, 16, 16}, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n, inst := range m.insts {
+		if !inst.tape.Direct() {
+			t.Errorf("graph for %d: the machine (%T) runs through RunAll", n, inst.vm)
+		}
+	}
+}
+
 // TestFusion checks that Conv+BatchNormalization+Relu+MaxPool become one
 // Gorgonia op, that the residual Add is fused into the Conv before it and
 // that Flatten is an alias, not a copy.

@@ -7,6 +7,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/amt-dev/amt/internal/tape"
 )
 
 // The graph builder: it compiles the nodes of a program, in order, into a
@@ -96,7 +98,7 @@ func (p *program) build(batch int) (*instance, error) {
 	}
 	inst.recordMemory(b)
 	inst.vm = gorgonia.NewTapeMachine(b.g)
-	inst.tape = newTape(inst.vm)
+	inst.tape = tape.New(inst.vm)
 	return inst, nil
 }
 

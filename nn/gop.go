@@ -9,6 +9,8 @@ import (
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/amt-dev/amt/internal/tape"
 )
 
 // tens is a tensor known at load time: an initializer, a Constant or a
@@ -311,7 +313,7 @@ type instance struct {
 	p       *program
 	g       *gorgonia.ExprGraph
 	vm      gorgonia.VM
-	tape    *tape // runs vm
+	tape    *tape.Runner // runs vm
 	inputs  []*gorgonia.Node
 	outputs []*value
 	// separable: built for more than one image, and every op computes each
@@ -366,7 +368,7 @@ func (inst *instance) run(inputs []*tensor.Dense) (res []*tensor.Dense, err erro
 			return nil, fmt.Errorf("nn: %s: input %q: %w", inst.p.name, inst.p.inputs[i].Name, err)
 		}
 	}
-	if err := inst.tape.run(); err != nil {
+	if err := inst.tape.Run(); err != nil {
 		return nil, fmt.Errorf("nn: %s: run: %w", inst.p.name, err)
 	}
 	res = make([]*tensor.Dense, len(inst.outputs))
