@@ -312,10 +312,11 @@ func (g *gemmOp) part(i0, i1, j0, j1 int, buf []float32) {
 }
 
 // block computes rows [i0, i1) and columns [j0, j1) of C; i0 is a multiple
-// of the kernel set's mr and j0 of its nr (or of rowW in row mode). It takes the rows in blocks
-// whose packed A (rows × kc values) fits aBlockMax, to be swept from L2
-// past every B panel (one block when kc came from depthBlock). The blocks
-// change only the order in which elements of C are computed, not how.
+// of the kernel set's mr and j0 of its nr (of a row's length when rowW >
+// 0). It takes the rows in blocks whose packed A (rows × kc values) fits
+// aBlockMax, to be swept from L2 past every B panel (one block when kc
+// came from depthBlock). The blocks change only the order in which
+// elements of C are computed, not how.
 func (g *gemmOp) block(i0, i1, j0, j1 int, buf []float32) {
 	mc := max(g.ks.mr, aBlockMax/g.kc/g.ks.mr*g.ks.mr)
 	for ib := i0; ib < i1; ib += mc {
