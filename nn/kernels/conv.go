@@ -358,11 +358,16 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	per := packedASize(c.m, c.k)
 	mPad := roundUp(c.m, mr)
 	oh, ow := s.OutH(), s.OutW()
+	// The shifted strategy's GEMM computes phase-plane rows wider than the
+	// output's (narrow): in row mode straight into the output, otherwise
+	// into cbuf, from which each worker copies its rows (compact).
+	narrow := c.strategy == stratShifted && c.wph != ow
+	compact := narrow && !c.rowMode
 	var pad, cbuf []float32
 	if c.strategy == stratShifted {
 		if call.scratch == nil {
 			n := c.padLen
-			if c.wph != ow && !c.rowMode {
+			if compact {
 				n += c.m * c.n
 			}
 			call.scratch = make([]float32, n)
@@ -379,9 +384,8 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 			if res != nil {
 				r = res[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
 			}
-			compact := c.strategy == stratShifted && c.wph != ow && !c.rowMode
 			call.g = gemmOp{ks: c.ks, m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
-			if c.strategy == stratShifted && c.wph != ow {
+			if narrow {
 				call.g.rowW, call.g.bRowW = ow, c.wph
 				if c.rowMode {
 					call.g.n, call.g.ldc = oh*ow, oh*ow
