@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compare.sh runs amt's Go model benchmarks, once per kernel set, and ONNX
-# Runtime (ortbench.mjs) on the same workloads in one run, one after the
-# other, and prints the host (CPU, kernel sets, measured FMA peak, load
+# Runtime (ortbench.mjs) on the same workloads in one run, in alternating
+# rounds, and prints the host (CPU, kernel sets, measured FMA peak, load
 # average; from hostinfo) and per workload ONNX Runtime's and each set's
 #   ms/img, GFLOP/s, % of the host's FMA peak, and amt/ORT (the ratio of
 #   the times)
@@ -21,9 +21,10 @@
 #   BENCH_SETS     amt's kernel sets to time, space-separated (default: the
 #                  assembly sets this CPU runs, avx512 and/or avx2, else
 #                  generic; see go run ./nn/ortbench/hostinfo)
-#   BENCH_COUNT    repetitions per workload on both sides (go test -count,
-#                  ortbench.mjs -count; default 5); the table shows the median
-#                  of the repetitions' mean ms/img
+#   BENCH_COUNT    rounds (default 5): each times every workload once per
+#                  kernel set (go test -count 1) and once with ORT
+#                  (ortbench.mjs -count 1); the table shows the median of
+#                  the rounds' mean ms/img
 #   GO_BENCHTIME   go test -benchtime for the Go side (default 1s)
 #   ORT_MINTIME    seconds per repetition for ORT (default 1)
 #   ORT_SPIN       1 (default): ONNX Runtime's idle threads spin-wait (its
@@ -50,6 +51,10 @@ run_re=${BENCH_RUN:-.}
 threads=${BENCH_THREADS:-2}
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
+
+case $count in
+'' | *[!0-9]* | 0*) die "BENCH_COUNT=$count: want a positive number of rounds, e.g. 5" ;;
+esac
 
 # table ORT_OUTPUT HOST_OUTPUT SET=GO_OUTPUT... prints the comparison
 # table: per workload and side the median over the repeated (-count)
@@ -161,26 +166,46 @@ for set in $sets; do
 	esac
 done
 
-# The Go side first, one kernel set after the other, then ORT: never two
-# at once, they would share the CPUs.
+# Rounds: each runs every kernel set's Go benchmarks once (-count 1), then
+# ORT once (never two at once: they would share the CPUs), so that a slow
+# spell of a shared machine, which lasts minutes on the VMs we measured on,
+# falls on both sides instead of on whichever ran then; the table takes
+# each side's median over the rounds. The Go test binary is built once.
 go_re="^BenchmarkModels\$/$run_re"
 go_procs=$threads
+go_bin=$ort_dir/nn.test
+go_ok=1
+if ! (cd "$repo" && "$go_cmd" test -c -o "$go_bin" ./nn) >"$ort_dir/last-go-build.txt" 2>&1; then
+	echo "# the Go benchmarks do not build (amt: n/a); tail of $ort_dir/last-go-build.txt:" >&2
+	tail -n 5 "$ort_dir/last-go-build.txt" | sed 's/^/#   /' >&2
+	go_ok=0
+fi
 tables=()
 for set in $sets; do
-	go_out=$ort_dir/last-go-$set.txt
-	echo "# AMT_KERNELS=$set AMT_THREADS=$threads GOMAXPROCS=$go_procs go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count $count -benchmem" >&2
-	if ! (cd "$repo" && AMT_KERNELS=$set AMT_THREADS=$threads GOMAXPROCS=$go_procs "$go_cmd" test ./nn -run '^$' -bench "$go_re" -benchtime "$go_benchtime" -count "$count" -benchmem) >"$go_out" 2>&1; then
-		echo "# the Go benchmarks failed or do not build yet (amt $set: n/a); tail of $go_out:" >&2
-		tail -n 5 "$go_out" | sed 's/^/#   /' >&2
-	fi
-	tables+=("$set=$go_out")
+	: >"$ort_dir/last-go-$set.txt"
+	tables+=("$set=$ort_dir/last-go-$set.txt")
 done
-
-echo "# node nn/ortbench/ortbench.mjs -count $count -mintime $ort_mintime -spin $ort_spin -threads $threads -run '$run_re'" >&2
-node "$repo/nn/ortbench/ortbench.mjs" -ort "$ort_dir" -count "$count" -mintime "$ort_mintime" -spin "$ort_spin" -threads "$threads" -run "$run_re" >"$ort_out" ||
-	die "ortbench.mjs failed (see above)"
-grep '^#' "$ort_out" >&2 || true
+: >"$ort_out"
+for round in $(seq "$count"); do
+	echo "# round $round of $count, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)" >&2
+	for set in $sets; do
+		go_out=$ort_dir/last-go-$set.txt
+		[ "$go_ok" = 1 ] || continue
+		[ "$round" != 1 ] || echo "#   AMT_KERNELS=$set AMT_THREADS=$threads GOMAXPROCS=$go_procs go test ./nn -run '^\$' -bench '$go_re' -benchtime $go_benchtime -count 1 -benchmem" >&2
+		if ! (cd "$repo/nn" && AMT_KERNELS=$set AMT_THREADS=$threads GOMAXPROCS=$go_procs "$go_bin" -test.run '^$' -test.bench "$go_re" -test.benchtime "$go_benchtime" -test.count 1 -test.benchmem) >>"$go_out" 2>&1; then
+			echo "# the Go benchmarks failed (amt $set: n/a); tail of $go_out:" >&2
+			tail -n 5 "$go_out" | sed 's/^/#   /' >&2
+			go_ok=0
+		fi
+	done
+	[ "$round" != 1 ] || echo "#   node nn/ortbench/ortbench.mjs -count 1 -mintime $ort_mintime -spin $ort_spin -threads $threads -run '$run_re'" >&2
+	node "$repo/nn/ortbench/ortbench.mjs" -ort "$ort_dir" -count 1 -mintime "$ort_mintime" -spin "$ort_spin" -threads "$threads" -run "$run_re" >"$ort_out.round" ||
+		die "ortbench.mjs failed (see above)"
+	[ "$round" != 1 ] || grep '^#' "$ort_out.round" >&2 || true
+	cat "$ort_out.round" >>"$ort_out"
+	rm -f "$ort_out.round"
+done
 
 table "$ort_out" "$host_out" "${tables[@]}"
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)" >&2
-echo "# medians of $count means per call / batch; GFLOP/s: the convolutions' and GEMMs' 2·multiply-adds (as counted by nn/kernels) per image over that time; % peak: of the FMA peak above; raw outputs in $ort_dir/last-*.txt" >&2
+echo "# medians over $count rounds of the mean per call / batch; GFLOP/s: the convolutions' and GEMMs' 2·multiply-adds (as counted by nn/kernels) per image over that time; % peak: of the FMA peak above; raw outputs in $ort_dir/last-*.txt" >&2
