@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"slices"
+
+	"github.com/amt-dev/amt/nn/kernels"
 )
 
 // number is the element type of the tensors the engine handles: float32
@@ -268,10 +270,18 @@ func mergeAxes(is, perm []int) (ms, mp []int) {
 }
 
 // transpose2D sets out[b, j, i, r] = in[b, i, j, r] for in of shape
-// [nb, ni, nj, inner], in tiles.
+// [nb, ni, nj, inner], in tiles; float32 matrices (inner 1) with
+// kernels.Transpose (8×8 blocks in registers, split over the cores).
 func transpose2D[T number](out, in []T, nb, ni, nj, inner int) {
 	const tile = 16
 	blk := ni * nj * inner
+	if o, ok := any(out).([]float32); ok && inner == 1 {
+		i := any(in).([]float32)
+		for b := 0; b < nb; b++ {
+			kernels.Transpose(o[b*blk:(b+1)*blk], i[b*blk:(b+1)*blk], ni, nj)
+		}
+		return
+	}
 	for b := 0; b < nb; b++ {
 		src, dst := in[b*blk:(b+1)*blk], out[b*blk:(b+1)*blk]
 		for i0 := 0; i0 < ni; i0 += tile {

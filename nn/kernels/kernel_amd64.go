@@ -267,3 +267,12 @@ func gemvFMA(k int, a []float32, panelStride, panels int, b []float32, boff []in
 	}
 	sgemvFMA(k, &a[0], panelStride, panels, &b[0], &boff[0], &t[0], ep)
 }
+
+// transposeStrip8 moves nb 8×8 blocks: block b, rows 0–7 and columns
+// 8b…8b+7 of src (row stride lds values), lands transposed at rows
+// 8b…8b+7 and columns 0–7 of dst (row stride ldd values). In AVX2
+// assembly (kernel_amd64.s), for every assembly set: moving values needs
+// no wider vectors to keep up with memory.
+//
+//go:noescape
+func transposeStrip8(dst, src *float32, lds, ldd, nb int)

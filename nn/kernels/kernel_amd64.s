@@ -255,3 +255,75 @@ il4loop:
 il4done:
 	VZEROUPPER
 	RET
+
+// func transposeStrip8(dst, src *float32, lds, ldd, nb int)
+// For b < nb: dst[(8b+c)·ldd + r] = src[r·lds + 8b + c] for r, c < 8 — an
+// 8×8 transpose per step: two 4×8 interleaves as in interleave4AVX2
+// (columns c and c+4 of rows 0–3, then of rows 4–7), then the halves
+// joined into whole rows of dst.
+TEXT ·transposeStrip8(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R8
+	MOVQ ldd+24(FP), R9
+	MOVQ nb+32(FP), CX
+	SHLQ $2, R8            // bytes per src row
+	SHLQ $2, R9            // bytes per dst row
+	LEAQ (R8)(R8*2), R10   // 3 src rows
+	LEAQ (SI)(R8*4), R11   // src row 4
+	LEAQ (R9)(R9*2), R12   // 3 dst rows
+	LEAQ (DI)(R9*4), R13   // dst row 4
+	MOVQ R9, R14
+	SHLQ $3, R14           // 8 dst rows
+tr8loop:
+	TESTQ CX, CX
+	JEQ   tr8done
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	VMOVUPS (SI)(R10*1), Y3
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPD Y10, Y8, Y0  // rows 0–3: column 0 | column 4
+	VUNPCKHPD Y10, Y8, Y1  // column 1 | column 5
+	VUNPCKLPD Y11, Y9, Y2  // column 2 | column 6
+	VUNPCKHPD Y11, Y9, Y3  // column 3 | column 7
+	VMOVUPS (R11), Y4
+	VMOVUPS (R11)(R8*1), Y5
+	VMOVUPS (R11)(R8*2), Y6
+	VMOVUPS (R11)(R10*1), Y7
+	VUNPCKLPS Y5, Y4, Y8
+	VUNPCKHPS Y5, Y4, Y9
+	VUNPCKLPS Y7, Y6, Y10
+	VUNPCKHPS Y7, Y6, Y11
+	VUNPCKLPD Y10, Y8, Y4  // rows 4–7: column 0 | column 4
+	VUNPCKHPD Y10, Y8, Y5
+	VUNPCKLPD Y11, Y9, Y6
+	VUNPCKHPD Y11, Y9, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8  // column 0 of rows 0–7
+	VPERM2F128 $0x20, Y5, Y1, Y9  // column 1
+	VPERM2F128 $0x20, Y6, Y2, Y10 // column 2
+	VPERM2F128 $0x20, Y7, Y3, Y11 // column 3
+	VPERM2F128 $0x31, Y4, Y0, Y12 // column 4
+	VPERM2F128 $0x31, Y5, Y1, Y13 // column 5
+	VPERM2F128 $0x31, Y6, Y2, Y14 // column 6
+	VPERM2F128 $0x31, Y7, Y3, Y15 // column 7
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, (DI)(R9*1)
+	VMOVUPS Y10, (DI)(R9*2)
+	VMOVUPS Y11, (DI)(R12*1)
+	VMOVUPS Y12, (R13)
+	VMOVUPS Y13, (R13)(R9*1)
+	VMOVUPS Y14, (R13)(R9*2)
+	VMOVUPS Y15, (R13)(R12*1)
+	ADDQ $32, SI
+	ADDQ $32, R11
+	ADDQ R14, DI
+	ADDQ R14, R13
+	DECQ CX
+	JMP  tr8loop
+tr8done:
+	VZEROUPPER
+	RET

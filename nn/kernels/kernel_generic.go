@@ -66,3 +66,8 @@ func gemmTilesAVX512(k int, a []float32, aStride int, b []float32, boff []int, m
 
 // interleave4 sets d[4p+r] = ar[p] for the len(a0) values of four rows.
 func interleave4(d, a0, a1, a2, a3 []float32) { interleave4Go(d, a0, a1, a2, a3) }
+
+// transposeStrip8 is never called without an assembly kernel set.
+func transposeStrip8(dst, src *float32, lds, ldd, nb int) {
+	panic("kernels: transposeStrip8 without assembly")
+}
