@@ -295,36 +295,57 @@ var arithFuncs = []func(x, y float32) float32{add[float32], sub[float32], mul[fl
 var arithNames = []string{"Add", "Sub", "Mul", "Div"}
 
 // bcastArith is bcast of an arithmetic operator on float32, a row of the
-// output at a time.
+// output at a time; outputs of at least arithParallelValues values are
+// split by rows (or, without broadcasting, into equal chunks) over the free
+// threads. Each value is computed alike however the work is split.
 func bcastArith(k arithKind, out []float32, os []int, a []float32, as []int, b []float32, bs []int) {
 	if len(out) == 0 {
 		return
 	}
+	w := 1
+	if len(out) >= arithParallelValues {
+		w = kernels.FreeThreads()
+	}
 	nd := len(os)
 	if nd == 0 || (len(a) == len(out) && len(b) == len(out)) {
-		arithRow(k, out, a, 1, b, 1)
+		kernels.ParallelFor(len(out), w, func(i0, i1 int) {
+			arithRow(k, out[i0:i1], a[i0:], 1, b[i0:], 1)
+		})
 		return
 	}
 	sa, sb := bstrides(as, os), bstrides(bs, os)
 	inner := os[nd-1]
 	ia, ib := sa[nd-1], sb[nd-1]
-	idx := make([]int, nd)
-	offA, offB := 0, 0
-	for o := 0; o < len(out); o += inner {
-		arithRow(k, out[o:o+inner], a[offA:], ia, b[offB:], ib)
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			offA += sa[d]
-			offB += sb[d]
-			if idx[d] < os[d] {
-				break
-			}
-			offA -= sa[d] * os[d]
-			offB -= sb[d] * os[d]
-			idx[d] = 0
+	kernels.ParallelFor(len(out)/inner, w, func(r0, r1 int) {
+		// The index and offsets of row r0.
+		idx := make([]int, nd)
+		offA, offB := 0, 0
+		for d, r := nd-2, r0; d >= 0; d-- {
+			idx[d] = r % os[d]
+			r /= os[d]
+			offA += idx[d] * sa[d]
+			offB += idx[d] * sb[d]
 		}
-	}
+		for o := r0 * inner; o < r1*inner; o += inner {
+			arithRow(k, out[o:o+inner], a[offA:], ia, b[offB:], ib)
+			for d := nd - 2; d >= 0; d-- {
+				idx[d]++
+				offA += sa[d]
+				offB += sb[d]
+				if idx[d] < os[d] {
+					break
+				}
+				offA -= sa[d] * os[d]
+				offB -= sb[d] * os[d]
+				idx[d] = 0
+			}
+		}
+	})
 }
+
+// arithParallelValues is the output size from which bcastArith splits its
+// work over the cores (as fuseChain's elementwise chains).
+const arithParallelValues = 1 << 15
 
 // arithRow sets dst[j] = a[j·ia] op b[j·ib] (strides 0 or 1 are the fast
 // cases).

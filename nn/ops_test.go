@@ -108,6 +108,13 @@ func TestBroadcastBinary(t *testing.T) {
 		{{5}, {2, 1, 5}, {2, 1, 5}},
 		{{3, 1, 2}, {1, 4, 1}, {3, 4, 2}},
 		{{2, 3}, {2, 3}, {2, 3}},
+		// Large enough (≥ arithParallelValues) to be split over the
+		// cores: a per-channel scale (ConvNeXt's layer scale), a row
+		// broadcast with odd sizes, a trailing vector, the same shape.
+		{{1, 24, 56, 56}, {24, 1, 1}, {1, 24, 56, 56}},
+		{{2, 17, 33, 65}, {1, 17, 1, 65}, {2, 17, 33, 65}},
+		{{70, 501}, {501}, {70, 501}},
+		{{3, 70, 199}, {3, 70, 199}, {3, 70, 199}},
 	}
 	for op, f := range fs {
 		for _, s := range shapes {
