@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -116,14 +117,35 @@ func TestSlurmCluster(t *testing.T) {
 	cfg, out, cache := clusterConfig(t, work, n)
 	jobs = filepath.Join(work, "slurm")
 	array, merge = submit(cfg, jobs)
+	// checkpointed counts shard 2's images whose verdict and features
+	// both have a complete line in its checkpoint files: the images a
+	// resumed run finds cached (one killed between its two lines has its
+	// verdict reused but counts as computed).
 	checkpointed := func() int {
-		parts, _ := filepath.Glob(filepath.Join(cache, "verdicts-*", "part-2of4-*.jsonl"))
-		lines := 0
-		for _, p := range parts {
-			b, _ := os.ReadFile(p)
-			lines += strings.Count(string(b), "\n")
+		images := func(ns string) map[int]bool {
+			seen := map[int]bool{}
+			parts, _ := filepath.Glob(filepath.Join(cache, ns+"-*", "part-2of4-*.jsonl"))
+			for _, p := range parts {
+				b, _ := os.ReadFile(p)
+				for _, line := range strings.SplitAfter(string(b), "\n") {
+					var row struct {
+						Image *int `json:"image"`
+					}
+					if strings.HasSuffix(line, "\n") && json.Unmarshal([]byte(line), &row) == nil && row.Image != nil {
+						seen[*row.Image] = true
+					}
+				}
+			}
+			return seen
 		}
-		return lines
+		verdicts, features := images("verdicts"), images("features")
+		n := 0
+		for i := range verdicts {
+			if features[i] {
+				n++
+			}
+		}
+		return n
 	}
 	killed := false
 	for deadline := time.Now().Add(5 * time.Minute); !killed && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
