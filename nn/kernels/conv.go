@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Conv is a convolution with fixed weights, bias and activation, prepared
 // once and run many times. NewConv chooses a strategy from the shape, in
@@ -491,6 +494,15 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 		}
 		return
 	}
+	// Rows that split evenly into every column phase of a stride of 8 or
+	// more (no left padding, a width of sw·wph: patch embeddings such as
+	// ViT's 16×16, whose kernel is their stride): a row is a wph×sw matrix
+	// whose transpose holds the phases' rows one after the other, moved by
+	// transposeCols' 8×8 register blocks through a buffer on the stack
+	// instead of a strided loop per phase (narrower strides have no whole
+	// 8×8 block: the loop is faster).
+	var buf [transposeRowMax]float32
+	even := sw >= 8 && s.PadLeft == 0 && s.InW == sw*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
 	for ch := ch0; ch < ch1; ch++ {
 		for y := 0; y < s.InH; y++ {
 			row := y + s.PadTop
@@ -501,6 +513,14 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 			base := (ch*sh+row%sh)*sw*plane + row/sh*c.wph
 			if sw == 1 {
 				copy(pad[base+s.PadLeft:], src)
+				continue
+			}
+			if even {
+				t := buf[:s.InW]
+				transposeCols(t, src, c.wph, sw, 0, sw)
+				for px := 0; px < sw; px++ {
+					copy(pad[base+px*plane:base+px*plane+c.wph], t[px*c.wph:])
+				}
 				continue
 			}
 			for px := 0; px < sw; px++ {
@@ -520,6 +540,10 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 		}
 	}
 }
+
+// transposeRowMax is the widest input row padInput splits into its column
+// phases by a transpose (values).
+const transposeRowMax = 1024
 
 // shiftB is the B operand of the shifted strategy: row p (tap, channel) of
 // column j is pad[j+offs[p]], j indexing the output positions over the
