@@ -308,39 +308,55 @@ func bcastArith(k arithKind, out []float32, os []int, a []float32, as []int, b [
 	}
 	nd := len(os)
 	if nd == 0 || (len(a) == len(out) && len(b) == len(out)) {
+		if w == 1 { // without the closure, which would be allocated
+			arithRow(k, out, a, 1, b, 1)
+			return
+		}
 		kernels.ParallelFor(len(out), w, func(i0, i1 int) {
 			arithRow(k, out[i0:i1], a[i0:], 1, b[i0:], 1)
 		})
 		return
 	}
+	inner := os[nd-1]
+	if w == 1 {
+		bcastArithRows(k, out, os, a, as, b, bs, 0, len(out)/inner)
+		return
+	}
+	kernels.ParallelFor(len(out)/inner, w, func(r0, r1 int) {
+		bcastArithRows(k, out, os, a, as, b, bs, r0, r1)
+	})
+}
+
+// bcastArithRows is bcastArith for the output rows (of the last axis)
+// [r0, r1).
+func bcastArithRows(k arithKind, out []float32, os []int, a []float32, as []int, b []float32, bs []int, r0, r1 int) {
+	nd := len(os)
 	sa, sb := bstrides(as, os), bstrides(bs, os)
 	inner := os[nd-1]
 	ia, ib := sa[nd-1], sb[nd-1]
-	kernels.ParallelFor(len(out)/inner, w, func(r0, r1 int) {
-		// The index and offsets of row r0.
-		idx := make([]int, nd)
-		offA, offB := 0, 0
-		for d, r := nd-2, r0; d >= 0; d-- {
-			idx[d] = r % os[d]
-			r /= os[d]
-			offA += idx[d] * sa[d]
-			offB += idx[d] * sb[d]
-		}
-		for o := r0 * inner; o < r1*inner; o += inner {
-			arithRow(k, out[o:o+inner], a[offA:], ia, b[offB:], ib)
-			for d := nd - 2; d >= 0; d-- {
-				idx[d]++
-				offA += sa[d]
-				offB += sb[d]
-				if idx[d] < os[d] {
-					break
-				}
-				offA -= sa[d] * os[d]
-				offB -= sb[d] * os[d]
-				idx[d] = 0
+	// The index and offsets of row r0.
+	idx := make([]int, nd)
+	offA, offB := 0, 0
+	for d, r := nd-2, r0; d >= 0; d-- {
+		idx[d] = r % os[d]
+		r /= os[d]
+		offA += idx[d] * sa[d]
+		offB += idx[d] * sb[d]
+	}
+	for o := r0 * inner; o < r1*inner; o += inner {
+		arithRow(k, out[o:o+inner], a[offA:], ia, b[offB:], ib)
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			offA += sa[d]
+			offB += sb[d]
+			if idx[d] < os[d] {
+				break
 			}
+			offA -= sa[d] * os[d]
+			offB -= sb[d] * os[d]
+			idx[d] = 0
 		}
-	})
+	}
 }
 
 // arithParallelValues is the output size from which bcastArith splits its

@@ -16,6 +16,10 @@ func Transpose(dst, src []float32, rows, cols int) {
 	if n >= transposeMinValues {
 		w = FreeThreads()
 	}
+	if w == 1 { // without the closure, which would be allocated
+		transposeCols(dst, src, rows, cols, 0, cols)
+		return
+	}
 	// Chunks of whole 8-column blocks, so that each worker runs the
 	// block kernel on all but the last chunk's tail.
 	blocks := (cols + 7) / 8
