@@ -67,10 +67,17 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 // mr) at p0·mPad + i·kc, element (r, p) at p·mr + r. Rows past m are zero.
 // dst must hold packedASize(m, k) values.
 func packA(dst []float32, a []float32, lda int, trans bool, m, k, kcb int, alpha float32) {
+	packARows(dst, a, lda, trans, m, k, kcb, alpha, 0, roundUp(m, mr))
+}
+
+// packARows is packA for the panels of rows [i0, i1) (multiples of mr; i1
+// at most m rounded up to mr): the panels of different row ranges are
+// disjoint, so that goroutines can pack their own rows.
+func packARows(dst []float32, a []float32, lda int, trans bool, m, k, kcb int, alpha float32, i0, i1 int) {
 	mPad := roundUp(m, mr)
 	for p0 := 0; p0 < k; p0 += kcb {
 		kc := min(kcb, k-p0)
-		for i := 0; i < mPad; i += mr {
+		for i := i0; i < i1; i += mr {
 			d := dst[p0*mPad+i*kc : p0*mPad+(i+mr)*kc]
 			if !trans && alpha == 1 && i+mr <= m {
 				// A whole panel of an unscaled row-major A (the common
@@ -190,12 +197,17 @@ type gemmOp struct {
 	m, n, k int
 	kc      int       // depth block of ap
 	ap      []float32 // packed A
-	b       bSource
-	c       []float32
-	ldc     int
-	acc     bool      // accumulate into C
-	bias    []float32 // nil, or roundUp(m, mr) values
-	act     Activation
+	// a, when a.a is set, is the A that ap is to hold: run packs it, each
+	// worker its own rows when the rows are split (Gemm, whose A changes
+	// every call), before computing. Without it ap is packed already
+	// (weights).
+	a    sourceA
+	b    bSource
+	c    []float32
+	ldc  int
+	acc  bool      // accumulate into C
+	bias []float32 // nil, or roundUp(m, mr) values
+	act  Activation
 	// rowW > 0: C's columns are an image's output rows, rowW values each,
 	// which B holds bRowW ≥ rowW columns apart (the shifted convolution).
 	// Without out (row mode), C holds only those: column j of C is column
@@ -279,6 +291,7 @@ func (g *gemmOp) run() {
 	switch {
 	case cols:
 		// Split the columns at unit boundaries.
+		g.packRows(0, g.m)
 		parallel((g.n+per-1)/per, func(t int, sc *workspace) {
 			g.part(0, g.m, t*per, min((t+1)*per, g.n), sc.buf.b[:])
 		})
@@ -286,12 +299,32 @@ func (g *gemmOp) run() {
 		// Split the rows at panel boundaries.
 		per := roundUp((g.m+w-1)/w, mr)
 		parallel((g.m+per-1)/per, func(t int, sc *workspace) {
+			g.packRows(t*per, (t+1)*per)
 			g.part(t*per, min((t+1)*per, g.m), 0, g.n, sc.buf.b[:])
 		})
 	default:
+		g.packRows(0, g.m)
 		sc := workspaces.get()
 		g.part(0, g.m, 0, g.n, sc.buf.b[:])
 		workspaces.put(sc)
+	}
+}
+
+// sourceA is the unpacked A of a Gemm call: alpha·op(A), A with row stride
+// lda, transposed when trans.
+type sourceA struct {
+	a     []float32
+	lda   int
+	trans bool
+	alpha float32
+}
+
+// packRows packs the panels of rows [i0, i1) of g.a into g.ap (i0 a
+// multiple of mr; the panels up to i1 rounded up, within A's), if g has an
+// A to pack.
+func (g *gemmOp) packRows(i0, i1 int) {
+	if g.a.a != nil {
+		packARows(g.ap, g.a.a, g.a.lda, g.a.trans, g.m, g.k, g.kc, g.a.alpha, i0, min(roundUp(i1, mr), roundUp(g.m, mr)))
 	}
 }
 

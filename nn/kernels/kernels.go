@@ -121,7 +121,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	// not depend on the batch it came in. block keeps the packed A it
 	// sweeps within aBlockMax by blocks of rows instead.
 	g.ap, g.kc = *buf, kcMax
-	packA(g.ap, a, lda, transA, m, k, g.kc, alpha)
+	g.a = sourceA{a: a, lda: lda, trans: transA, alpha: alpha} // packed by run, in parallel when it splits the rows
 	enter()
 	g.run()
 	leave()
