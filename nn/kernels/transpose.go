@@ -1,7 +1,8 @@
 package kernels
 
 // Transpose sets dst[j·rows+i] = src[i·cols+j]: dst is the cols×rows
-// transpose of the rows×cols row-major matrix src. It only moves values,
+// transpose of the rows×cols row-major matrix src (the two must not
+// overlap; each holds at least rows·cols values). It only moves values,
 // so every kernel set gives the same result. The assembly sets move 8×8
 // blocks through registers (transposeStrip8); a matrix of at least
 // transposeMinValues values is split by columns over the free threads
