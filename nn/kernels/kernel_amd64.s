@@ -216,6 +216,20 @@ store:
 	VZEROUPPER
 	RET
 
+// UNPACK4X8 turns four rows a, b, c, d of 8 values (Y registers) into the
+// columns of that 4×8 block, two per register: t0 = columns 0 | 4 (one
+// column of the four rows in each 128-bit half), t1 = 1 | 5, t2 = 2 | 6,
+// t3 = 3 | 7; p0-p3 are scratch. The outputs may be the inputs.
+#define UNPACK4X8(a, b, c, d, p0, p1, p2, p3, t0, t1, t2, t3) \
+	VUNPCKLPS b, a, p0; \
+	VUNPCKHPS b, a, p1; \
+	VUNPCKLPS d, c, p2; \
+	VUNPCKHPS d, c, p3; \
+	VUNPCKLPD p2, p0, t0; \
+	VUNPCKHPD p2, p0, t1; \
+	VUNPCKLPD p3, p1, t2; \
+	VUNPCKHPD p3, p1, t3
+
 // func interleave4AVX2(d, a0, a1, a2, a3 *float32, n int)
 // d[4p+r] = ar[p] for p < n (n a multiple of 8): a 4×8 transpose per step.
 TEXT ·interleave4AVX2(SB), NOSPLIT, $0-48
@@ -233,14 +247,7 @@ il4loop:
 	VMOVUPS (R9)(AX*4), Y1
 	VMOVUPS (R10)(AX*4), Y2
 	VMOVUPS (R11)(AX*4), Y3
-	VUNPCKLPS Y1, Y0, Y4 // a0[0] a1[0] a0[1] a1[1] | a0[4] a1[4] a0[5] a1[5]
-	VUNPCKHPS Y1, Y0, Y5 // a0[2] a1[2] a0[3] a1[3] | a0[6] …
-	VUNPCKLPS Y3, Y2, Y6 // a2[0] a3[0] a2[1] a3[1] | …
-	VUNPCKHPS Y3, Y2, Y7
-	VUNPCKLPD Y6, Y4, Y8  // column 0 | column 4
-	VUNPCKHPD Y6, Y4, Y9  // column 1 | column 5
-	VUNPCKLPD Y7, Y5, Y10 // column 2 | column 6
-	VUNPCKHPD Y7, Y5, Y11 // column 3 | column 7
+	UNPACK4X8(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11)
 	VPERM2F128 $0x20, Y9, Y8, Y0  // columns 0, 1
 	VPERM2F128 $0x20, Y11, Y10, Y1 // columns 2, 3
 	VPERM2F128 $0x31, Y9, Y8, Y2  // columns 4, 5
@@ -258,9 +265,8 @@ il4done:
 
 // func transposeStrip8(dst, src *float32, lds, ldd, nb int)
 // For b < nb: dst[(8b+c)·ldd + r] = src[r·lds + 8b + c] for r, c < 8 — an
-// 8×8 transpose per step: two 4×8 interleaves as in interleave4AVX2
-// (columns c and c+4 of rows 0–3, then of rows 4–7), then the halves
-// joined into whole rows of dst.
+// 8×8 transpose per step: UNPACK4X8 of rows 0–3 and of rows 4–7 (as
+// interleave4AVX2), then the halves joined into whole rows of dst.
 TEXT ·transposeStrip8(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -282,26 +288,12 @@ tr8loop:
 	VMOVUPS (SI)(R8*1), Y1
 	VMOVUPS (SI)(R8*2), Y2
 	VMOVUPS (SI)(R10*1), Y3
-	VUNPCKLPS Y1, Y0, Y8
-	VUNPCKHPS Y1, Y0, Y9
-	VUNPCKLPS Y3, Y2, Y10
-	VUNPCKHPS Y3, Y2, Y11
-	VUNPCKLPD Y10, Y8, Y0  // rows 0–3: column 0 | column 4
-	VUNPCKHPD Y10, Y8, Y1  // column 1 | column 5
-	VUNPCKLPD Y11, Y9, Y2  // column 2 | column 6
-	VUNPCKHPD Y11, Y9, Y3  // column 3 | column 7
+	UNPACK4X8(Y0, Y1, Y2, Y3, Y8, Y9, Y10, Y11, Y0, Y1, Y2, Y3) // rows 0–3
 	VMOVUPS (R11), Y4
 	VMOVUPS (R11)(R8*1), Y5
 	VMOVUPS (R11)(R8*2), Y6
 	VMOVUPS (R11)(R10*1), Y7
-	VUNPCKLPS Y5, Y4, Y8
-	VUNPCKHPS Y5, Y4, Y9
-	VUNPCKLPS Y7, Y6, Y10
-	VUNPCKHPS Y7, Y6, Y11
-	VUNPCKLPD Y10, Y8, Y4  // rows 4–7: column 0 | column 4
-	VUNPCKHPD Y10, Y8, Y5
-	VUNPCKLPD Y11, Y9, Y6
-	VUNPCKHPD Y11, Y9, Y7
+	UNPACK4X8(Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y4, Y5, Y6, Y7) // rows 4–7
 	VPERM2F128 $0x20, Y4, Y0, Y8  // column 0 of rows 0–7
 	VPERM2F128 $0x20, Y5, Y1, Y9  // column 1
 	VPERM2F128 $0x20, Y6, Y2, Y10 // column 2
