@@ -55,7 +55,10 @@ type Conv struct {
 	rowPhase []bool    // shifted: which row phases (of StrideH) taps read
 	colPhase []bool    // shifted: which column phases (of StrideW) taps read
 	wino     *winograd // Winograd state
-	calls    freeList[convCall]
+	// shifted: the bands of output rows for 2…maxPlanWorkers workers (see
+	// convband.go), nil where there are none
+	bands [maxPlanWorkers + 1]*shiftBands
+	calls freeList[convCall]
 }
 
 type strategy int
@@ -106,6 +109,12 @@ type convCall struct {
 	scratch []float32
 	padPlan winoPlan
 	pool    winoPool // ConvMaxPool's pooling of a Winograd convolution
+	// The shifted strategy in bands: every band's padded input and
+	// compacted output, laid out for bandPlan (nil: not yet), and the
+	// bands' state.
+	bandBuf  []float32
+	bandPlan *shiftBands
+	bandOps  []bandOp
 }
 
 // NewConv prepares a convolution. weight has ONNX layout
@@ -186,18 +195,6 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 			}
 		}
 		weight = w
-		plane := c.hph * c.wph
-		c.offs = make([]int, c.k)
-		maxOff := 0
-		for t := 0; t < kk; t++ {
-			dy, dx := t/s.KW*s.DilH, t%s.KW*s.DilW
-			for ch := 0; ch < icg; ch++ {
-				phase := (ch*s.StrideH+dy%s.StrideH)*s.StrideW + dx%s.StrideW
-				o := phase*plane + dy/s.StrideH*c.wph + dx/s.StrideW
-				c.offs[t*icg+ch] = o
-				maxOff = max(maxOff, o)
-			}
-		}
 		c.rowPhase, c.colPhase = make([]bool, s.StrideH), make([]bool, s.StrideW)
 		for ky := 0; ky < s.KH; ky++ {
 			c.rowPhase[ky*s.DilH%s.StrideH] = true
@@ -206,10 +203,9 @@ func newConv(s ConvShape, weight, bias []float32, act Activation, strat strategy
 			c.colPhase[kx*s.DilW%s.StrideW] = true
 		}
 		c.n = s.OutH() * c.wph // every column of the phase planes
-		c.maxOff = maxOff
-		nr := c.ks.nr
-		c.padLen = max(icg*s.StrideH*s.StrideW*plane, roundUp(c.n, nr)+maxOff+nr)
+		c.offs, c.maxOff, c.padLen = c.shiftLayout(c.hph, s.OutH())
 		c.rowMode = c.wph != s.OutW() && c.ks.rowModePays(s.OutW(), c.wph)
+		c.planBands()
 	}
 	if c.strategy == stratPointwise {
 		c.offs = make([]int, c.k)
@@ -367,7 +363,11 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	narrow := c.strategy == stratShifted && c.wph != ow
 	compact := narrow && !c.rowMode
 	var pad, cbuf []float32
+	var bands *shiftBands
 	if c.strategy == stratShifted {
+		bands = c.bandPlan(2 * c.m * c.n * c.k)
+	}
+	if c.strategy == stratShifted && bands == nil {
 		if call.scratch == nil {
 			n := c.padLen
 			if compact {
@@ -387,7 +387,15 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 			if res != nil {
 				r = res[b*osz+g*c.m*oh*ow : b*osz+(g+1)*c.m*oh*ow]
 			}
-			call.g = gemmOp{ks: c.ks, m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, act: c.act}
+			var bias []float32
+			if c.bias != nil {
+				bias = c.bias[g*mPad : (g+1)*mPad]
+			}
+			if bands != nil {
+				c.forwardBands(call, bands, out, in, r, c.ap[g*per:(g+1)*per], bias)
+				continue
+			}
+			call.g = gemmOp{ks: c.ks, m: c.m, n: c.n, k: c.k, kc: c.kc, ap: c.ap[g*per : (g+1)*per], c: out, ldc: c.n, bias: bias, act: c.act}
 			if narrow {
 				call.g.rowW, call.g.bRowW = ow, c.wph
 				if c.rowMode {
@@ -397,15 +405,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 			switch {
 			case r == nil:
 			case compact:
-				// Scatter the residual into the padded-width buffer (zero in
-				// the columns dropped afterwards) and accumulate into it.
-				for o := 0; o < c.m; o++ {
-					for y := 0; y < oh; y++ {
-						row := cbuf[o*c.n+y*c.wph : o*c.n+(y+1)*c.wph]
-						copy(row, r[(o*oh+y)*ow:(o*oh+y+1)*ow])
-						clear(row[ow:])
-					}
-				}
+				c.scatterRes(cbuf, c.n, r, 0, oh)
 				call.g.acc = true
 			default:
 				// Accumulate into C = res.
@@ -413,9 +413,6 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 					copy(out, r)
 				}
 				call.g.acc = true
-			}
-			if c.bias != nil {
-				call.g.bias = c.bias[g*mPad : (g+1)*mPad]
 			}
 			switch c.strategy {
 			case stratPointwise:
@@ -426,7 +423,7 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 				call.sh = shiftB{pad: pad, offs: c.offs, maxOff: c.maxOff}
 				call.g.b = &call.sh
 				if compact {
-					call.g.c, call.g.out = cbuf, out
+					call.g.c, call.g.out, call.g.outLd = cbuf, out, oh*ow
 				}
 			default:
 				call.img = imageB{c: c, in: in}
@@ -439,32 +436,76 @@ func (c *Conv) forward(dst, src, res []float32, n int) {
 	c.calls.put(call)
 }
 
-// padImage runs padInput over channels [0, icg), on several goroutines
-// when the copy is large.
+// scatterRes copies output rows [y0, y1) of the residual r (one group's)
+// into the padded-width buffer cb of a compacted shifted GEMM (channel o's
+// rows from cb[o·ldc:], wph values apart), zeroing the columns dropped
+// afterwards, for the GEMM to accumulate into.
+func (c *Conv) scatterRes(cb []float32, ldc int, r []float32, y0, y1 int) {
+	oh, ow := c.s.OutH(), c.s.OutW()
+	for o := 0; o < c.m; o++ {
+		for y := y0; y < y1; y++ {
+			row := cb[o*ldc+(y-y0)*c.wph : o*ldc+(y-y0+1)*c.wph]
+			copy(row, r[(o*oh+y)*ow:(o*oh+y+1)*ow])
+			clear(row[ow:])
+		}
+	}
+}
+
+// shiftLayout returns the B row offsets of the shifted strategy (see
+// shiftB) for phase planes of ph rows, the largest of them, and the size
+// of the padded buffer that the GEMM over rows output rows reads (the
+// planes, or the columns it reads past them).
+func (c *Conv) shiftLayout(ph, rows int) (offs []int, maxOff, padLen int) {
+	s := c.s
+	icg, plane := s.InC/s.Groups, ph*c.wph
+	offs = make([]int, c.k)
+	for t := 0; t < s.KH*s.KW; t++ {
+		dy, dx := t/s.KW*s.DilH, t%s.KW*s.DilW
+		for ch := 0; ch < icg; ch++ {
+			phase := (ch*s.StrideH+dy%s.StrideH)*s.StrideW + dx%s.StrideW
+			o := phase*plane + dy/s.StrideH*c.wph + dx/s.StrideW
+			offs[t*icg+ch] = o
+			maxOff = max(maxOff, o)
+		}
+	}
+	nr := c.ks.nr
+	return offs, maxOff, max(icg*s.StrideH*s.StrideW*plane, roundUp(rows*c.wph, nr)+maxOff+nr)
+}
+
+// padImage runs padInput over channels [0, icg) and the whole height, on
+// several goroutines when the copy is large.
 func (c *Conv) padImage(pad, in []float32, icg int) {
 	if w := copyWorkers(icg * c.s.InH * c.s.InW); w > 1 {
-		ParallelFor(icg, w, func(ch0, ch1 int) { c.padInput(pad, in, ch0, ch1) })
+		ParallelFor(icg, w, func(ch0, ch1 int) { c.padInput(pad, in, ch0, ch1, 0, c.hph, c.hph) })
 		return
 	}
-	c.padInput(pad, in, 0, icg)
+	c.padInput(pad, in, 0, icg, 0, c.hph, c.hph)
 }
 
 // padInput scatters one group's input channels into the zero-padded,
 // phase-split buffer pad: padded pixel (row, col) of channel ch goes to
 // phase plane (ch, row mod StrideH, col mod StrideW) at (row/StrideH,
 // col/StrideW). Phases that no kernel tap reads are skipped. The borders of
-// pad are zero and stay so. It copies channels [ch0, ch1).
-func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
+// pad are zero and stay so. It copies channels [ch0, ch1) and the rows
+// [r0, r1) of the phase planes, into planes of ph rows whose row 0 is
+// phase-plane row r0 (the whole image: 0, hph, hph; a band of output
+// rows: see shiftBands).
+func (c *Conv) padInput(pad, in []float32, ch0, ch1, r0, r1, ph int) {
 	s := c.s
 	sh, sw := s.StrideH, s.StrideW
-	plane := c.hph * c.wph
+	plane := ph * c.wph
+	// The input rows whose padded rows fall in phase-plane rows [r0, r1).
+	y0, y1 := max(0, r0*sh-s.PadTop), min(s.InH, r1*sh-s.PadTop)
+	if y0 >= y1 {
+		return
+	}
 	if sh == 1 && sw == 1 {
 		// One phase: a plain copy of the rows into the padded planes.
 		for ch := ch0; ch < ch1; ch++ {
-			d := pad[ch*plane+s.PadTop*c.wph+s.PadLeft:]
+			d := pad[ch*plane+(y0+s.PadTop-r0)*c.wph+s.PadLeft:]
 			src := in[ch*s.InH*s.InW : (ch+1)*s.InH*s.InW]
-			for y := 0; y < s.InH; y++ {
-				copy(d[y*c.wph:y*c.wph+s.InW], src[y*s.InW:(y+1)*s.InW])
+			for y := y0; y < y1; y++ {
+				copy(d[(y-y0)*c.wph:(y-y0)*c.wph+s.InW], src[y*s.InW:(y+1)*s.InW])
 			}
 		}
 		return
@@ -481,15 +522,15 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 				if !c.rowPhase[rp] {
 					continue
 				}
-				y0 := ((rp-s.PadTop)%2 + 2) % 2 // first input row of this row phase
-				if y0 >= s.InH {
+				ya := y0 + ((rp-y0-s.PadTop)%2+2)%2 // first input row of this row phase
+				if ya >= y1 {
 					continue
 				}
-				rows := (s.InH - y0 + 1) / 2
-				base := (ch*2+rp)*2*plane + (y0+s.PadTop)/2*c.wph
+				rows := (y1 - ya + 1) / 2
+				base := (ch*2+rp)*2*plane + ((ya+s.PadTop)/2-r0)*c.wph
 				a := pad[base+px*plane+s.PadLeft/2:]         // even input columns
 				b := pad[base+(1-px)*plane+(s.PadLeft+1)/2:] // odd ones
-				deinterleave(c.ks, a, b, in[(ch*s.InH+y0)*s.InW:], s.InW, rows, 2*s.InW, c.wph)
+				deinterleave(c.ks, a, b, in[(ch*s.InH+ya)*s.InW:], s.InW, rows, 2*s.InW, c.wph)
 			}
 		}
 		return
@@ -504,13 +545,13 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1 int) {
 	var buf [transposeRowMax]float32
 	even := sw >= 8 && s.PadLeft == 0 && s.InW == sw*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
 	for ch := ch0; ch < ch1; ch++ {
-		for y := 0; y < s.InH; y++ {
+		for y := y0; y < y1; y++ {
 			row := y + s.PadTop
 			if !c.rowPhase[row%sh] {
 				continue
 			}
 			src := in[(ch*s.InH+y)*s.InW : (ch*s.InH+y+1)*s.InW]
-			base := (ch*sh+row%sh)*sw*plane + row/sh*c.wph
+			base := (ch*sh+row%sh)*sw*plane + (row/sh-r0)*c.wph
 			if sw == 1 {
 				copy(pad[base+s.PadLeft:], src)
 				continue

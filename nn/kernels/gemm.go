@@ -216,6 +216,7 @@ type gemmOp struct {
 	// to out, rowW values of each (the others dropped), when done.
 	rowW, bRowW int
 	out         []float32
+	outLd       int // with out: out's row stride (OutH·OutW)
 }
 
 // active counts the kernel calls in progress in this process. It is a
@@ -335,10 +336,9 @@ func (g *gemmOp) part(i0, i1, j0, j1 int, buf []float32) {
 	if g.out == nil {
 		return
 	}
-	oh := g.n / g.bRowW
 	for i := i0; i < i1; i++ {
 		for j := j0; j < j1; j += g.bRowW {
-			o := (i*oh + j/g.bRowW) * g.rowW
+			o := i*g.outLd + j/g.bRowW*g.rowW
 			copy(g.out[o:o+g.rowW], g.c[i*g.ldc+j:])
 		}
 	}
