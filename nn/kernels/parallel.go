@@ -47,11 +47,20 @@ type task struct {
 // group is one parallel call: f over chunks 1..len(tasks) (0 is the
 // caller's).
 type group struct {
-	f       func(t int, sc *workspace)
-	tasks   []task
-	pending atomic.Int32  // chunks not yet finished
-	done    chan struct{} // receives one value when pending reaches 0
+	f     func(t int, sc *workspace)
+	tasks []task
+	// pending counts the chunks not yet finished, plus waiting once the
+	// caller has stopped polling it and blocks on done, which then
+	// receives one value when the count reaches 0. A caller that sees 0
+	// while polling returns at once: no channel operation, whose lock is
+	// one more cache line to move between the cores (the join took ≈ 1 µs
+	// after the worker's chunk ended, ResNet-20 at batch 1 on two cores).
+	pending atomic.Int32
+	done    chan struct{}
 }
+
+// waiting is the flag in group.pending of a caller blocked on done.
+const waiting = 1 << 30
 
 var (
 	queue   = make(chan *task, 256)
@@ -80,7 +89,7 @@ func (tk *task) run(sc *workspace) {
 	}
 	g := tk.g
 	g.f(tk.t, sc)
-	if g.pending.Add(-1) == 0 {
+	if g.pending.Add(-1) == waiting {
 		g.done <- struct{}{}
 	}
 }
@@ -195,7 +204,16 @@ func parallel(w int, f func(t int, sc *workspace)) {
 	// Wait for the chunks taken by workers: poll a while (they are about
 	// as long as the caller's), then block.
 	spinUntil(func() bool { return g.pending.Load() == 0 }, time.Now().Add(spinFor))
-	<-g.done
+	for {
+		n := g.pending.Load()
+		if n == 0 {
+			break
+		}
+		if g.pending.CompareAndSwap(n, n|waiting) {
+			<-g.done
+			break
+		}
+	}
 	g.f = nil
 	groups.put(g)
 }

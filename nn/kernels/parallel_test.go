@@ -1,9 +1,11 @@
 package kernels
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestParallelNested: calls from several goroutines at once, each nesting
@@ -50,6 +52,29 @@ func TestParallelNested(t *testing.T) {
 				if got := counts[c][i][j].Load(); got != 50 {
 					t.Fatalf("caller %d chunk (%d, %d) ran %d times, want 50", c, i, j, got)
 				}
+			}
+		}
+	}
+}
+
+// TestParallelSlowChunks: a call whose workers' chunks outlast the
+// caller's polling (spinFor) returns once they are done, not before, with
+// their writes visible (checked by the race detector in -race runs); so
+// does one whose workers finish at once (the caller sees that while
+// polling and never blocks).
+func TestParallelSlowChunks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(3, runtime.GOMAXPROCS(0))))
+	for _, sleep := range []time.Duration{2 * spinFor, 0, spinFor / 2, 2 * spinFor} {
+		var ran [3]bool
+		parallel(len(ran), func(i int, sc *workspace) {
+			if i > 0 {
+				time.Sleep(sleep)
+			}
+			ran[i] = true
+		})
+		for i, ok := range ran {
+			if !ok {
+				t.Fatalf("chunks sleeping %v: parallel returned before chunk %d was done", sleep, i)
 			}
 		}
 	}
