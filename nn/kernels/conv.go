@@ -103,16 +103,18 @@ type convCall struct {
 	img imageB
 	sh  shiftB
 	// scratch holds the shifted strategy's padded input and padded-width
-	// output (allocated on first use; a Conv's calls all need the same),
-	// or the Winograd blocks' padded input rows, laid out for padPlan
-	// (zero: not yet).
+	// output (allocated on first use; a Conv's calls all need the same).
 	scratch []float32
+	// pads holds the Winograd blocks' padded input rows, one buffer per
+	// part of the work (see forwardWinograd), laid out for padPlan (zero:
+	// not yet).
+	pads    [][]float32
 	padPlan winoPlan
 	pool    winoPool // ConvMaxPool's pooling of a Winograd convolution
-	// The shifted strategy in bands: every band's padded input and
-	// compacted output, laid out for bandPlan (nil: not yet), and the
-	// bands' state.
-	bandBuf  []float32
+	// The shifted strategy in bands: each band's padded input and
+	// compacted output in a buffer of its own, laid out for bandPlan (nil:
+	// not yet), and the bands' state.
+	bandBufs [][]float32
 	bandPlan *shiftBands
 	bandOps  []bandOp
 }

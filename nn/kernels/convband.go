@@ -86,14 +86,18 @@ func (c *Conv) bandPlan(flops int) *shiftBands {
 // the bands of p, one per worker.
 func (c *Conv) forwardBands(call *convCall, p *shiftBands, out, in, r, ap, bias []float32) {
 	if call.bandPlan != p {
-		// A new layout: its padding is written once, as zeros.
-		call.bandBuf = growFloats(call.bandBuf, p.bands*(p.padLen+p.cLen))
-		clear(call.bandBuf)
+		// A new layout: its padding is written once, as zeros. Each band
+		// has a buffer of its own, apart from the others (see apartFloats).
+		call.bandBufs = make([][]float32, p.bands)
+		for t := range call.bandBufs {
+			call.bandBufs[t] = growFloats(nil, p.padLen+p.cLen)
+			clear(call.bandBufs[t])
+		}
 		call.bandOps = make([]bandOp, p.bands)
 		call.bandPlan = p
 	}
 	parallel(p.bands, func(t int, sc *workspace) {
-		c.band(&call.bandOps[t], p, t, call.bandBuf[t*(p.padLen+p.cLen):(t+1)*(p.padLen+p.cLen)], out, in, r, ap, bias, sc)
+		c.band(&call.bandOps[t], p, t, call.bandBufs[t], out, in, r, ap, bias, sc)
 	})
 }
 

@@ -46,10 +46,11 @@ func (f *floatList) get(n int) *[]float32 {
 func (f *floatList) put(p *[]float32) { f.l.put(p) }
 
 // growFloats returns buf resliced to n values, reallocated if too short
-// (contents undefined).
+// (contents undefined). A new buffer is followed by apartFloats values
+// that nothing uses; its capacity ends before them.
 func growFloats(buf []float32, n int) []float32 {
 	if cap(buf) < n {
-		return make([]float32, n)
+		return make([]float32, n+apartFloats)[:n:n]
 	}
 	return buf[:n]
 }

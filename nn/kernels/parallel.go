@@ -29,6 +29,27 @@ import (
 // channels of 16×16) into a buffer that the other core had read took 19 µs
 // instead of 3, longer than half the layer's work.
 
+// apartFloats is the gap, in float32 values (256 KiB), kept after every
+// scratch buffer (growFloats) and every workspace, so that memory that
+// different cores write at the same time never lies close together: each
+// worker's share of a Winograd call's padded rows, each band of a shifted
+// convolution, and each worker's V and M have a buffer of their own. On
+// the 2-vCPU AMD EPYC (Zen 4) VM, two cores writing neighbouring buffers
+// slowed each other although no cache line was shared, and only
+// concurrently: a band's input padding of ResNet-20's stride-2 layer took
+// 3.3–4.7 µs instead of 1.0 when it lay right after the other band's
+// buffer (whichever core ran it; two processes on the two cores, each
+// with a band, were not slowed), ≈ 1.0 with 64 or 256 KiB between them; a
+// Winograd block's input transform 4.2–12 µs instead of 2.2–2.5 when its
+// V lay after the other core's. The gaps are multiples of 64 KiB, so the
+// buffers keep their cache-set alignment: distance alone matters (cause
+// not pinned down; no hardware counters on that VM). ResNet-20 at batch 1
+// on two cores, medians of 100-inference blocks, alternating processes:
+// no gap 459–484 µs, 16 Ki values 462–465, 64 Ki values 445–459 in one
+// fast spell; 860–1040 against 775–800 in a slow one. Outputs do not
+// depend on where scratch memory lies.
+const apartFloats = 64 << 10
+
 // spinFor is how long an idle worker polls before it blocks. It covers the
 // gaps between the layers of one inference (single-threaded operators),
 // not the time between inferences: 1 ms, which covers the 160–320 µs
@@ -76,6 +97,7 @@ type workspace struct {
 	buf packBuf   // a packed B panel of the GEMM
 	vm  []float32 // Winograd: a block's transformed input V, then its GEMMs' output M
 	mat matrixB   // Winograd: the GEMMs' B operand (here rather than on the stack: it escapes)
+	_   [apartFloats]float32
 }
 
 // workspaces holds the callers' scratch memory.
@@ -223,16 +245,23 @@ func parallel(w int, f func(t int, sc *workspace)) {
 // runs its chunks: each with the scratch memory of the goroutine running
 // it.
 func parallelFor(n, w int, f func(i0, i1 int, sc *workspace)) {
-	w = min(w, n)
-	if w <= 1 {
+	parts, size := chunks(n, w)
+	if parts <= 1 {
 		sc := workspaces.get()
 		f(0, n, sc)
 		workspaces.put(sc)
 		return
 	}
-	chunk := (n + w - 1) / w
-	w = (n + chunk - 1) / chunk
-	parallel(w, func(t int, sc *workspace) { f(t*chunk, min((t+1)*chunk, n), sc) })
+	parallel(parts, func(t int, sc *workspace) { f(t*size, min((t+1)*size, n), sc) })
+}
+
+// chunks returns parallelFor's split of n > 0 units over at most w
+// goroutines: parts chunks of size units, chunk t units [t·size,
+// min((t+1)·size, n)).
+func chunks(n, w int) (parts, size int) {
+	w = max(1, min(w, n))
+	size = (n + w - 1) / w
+	return (n + size - 1) / size, size
 }
 
 // copyMinValues is the size of a copy below which copyWorkers keeps it on

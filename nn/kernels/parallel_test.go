@@ -1,11 +1,13 @@
 package kernels
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestParallelNested: calls from several goroutines at once, each nesting
@@ -76,6 +78,53 @@ func TestParallelSlowChunks(t *testing.T) {
 			if !ok {
 				t.Fatalf("chunks sleeping %v: parallel returned before chunk %d was done", sleep, i)
 			}
+		}
+	}
+}
+
+// TestScratchApart: the scratch buffers that the workers of one call write
+// at the same time — each worker's share of a Winograd call's padded rows,
+// each band of a shifted convolution — are separate allocations with at
+// least apartFloats values between them (see apartFloats), and growFloats
+// caps a new buffer before its gap, so that growing it reallocates
+// instead of writing into the gap.
+func TestScratchApart(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	defer SetThreads(0)
+	SetThreads(2)
+	if b := growFloats(nil, 100); len(b) != 100 || cap(b) != 100 {
+		t.Fatalf("growFloats(nil, 100): len %d cap %d, want 100 and 100", len(b), cap(b))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name string
+		s    ConvShape
+		bufs func(call *convCall) [][]float32
+	}{
+		{"winograd", conv3(16, 16, 32, 1), func(call *convCall) [][]float32 { return call.pads }},
+		{"winograd-groups", conv3(64, 64, 8, 1), func(call *convCall) [][]float32 { return call.pads }},
+		{"bands", conv3(16, 32, 32, 2), func(call *convCall) [][]float32 { return call.bandBufs }},
+	} {
+		s := tc.s
+		c, err := NewConv(s, randSlice(r, s.OutC*s.InC*9), randSlice(r, s.OutC), Activation{Kind: ActRelu})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Forward(make([]float32, s.OutC*s.OutH()*s.OutW()), randSlice(r, s.InC*s.InH*s.InW), 1)
+		call := c.calls.get()
+		bufs := tc.bufs(call)
+		c.calls.put(call)
+		if len(bufs) != 2 {
+			t.Fatalf("%s (%s): %d scratch buffers for 2 workers, want 2", tc.name, c.Strategy(), len(bufs))
+		}
+		a, b := bufs[0], bufs[1]
+		lo, hi := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+		n := cap(a)
+		if hi < lo {
+			lo, hi, n = hi, lo, cap(b)
+		}
+		if gap := int(hi-lo)/4 - n; gap < apartFloats {
+			t.Errorf("%s: the workers' scratch buffers are %d values apart, want at least %d", tc.name, gap, apartFloats)
 		}
 	}
 }

@@ -209,9 +209,10 @@ func padRows(rows int) int { return 2*rows + 2 }
 // forwardWinograd computes one image, adding res (nil, or dst's shape; may
 // be dst) before the activation. Its blocks of tile rows (and groups of
 // output channels) are independent: each pads the input rows it reads
-// itself, into its own part of the call's buffer, so that a worker reads
-// mostly rows that it wrote in the previous layer (with the same split)
-// and writes nothing that another core reads but its outputs.
+// itself, into the call's buffer of the worker's part (an allocation of
+// its own, see apartFloats), so that a worker reads mostly rows that it
+// wrote in the previous layer (with the same split) and writes nothing
+// that another core reads but its outputs.
 // With pool (ConvMaxPool), dst is unused: each block's output rows are
 // max-pooled into pool.dst as soon as they are transformed.
 func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *winoPool) {
@@ -219,29 +220,42 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *wi
 	w := workers(int(c.Flops()))
 	p := wg.plans[min(w, maxPlanWorkers)]
 	blocks := p.blocks
-	if call.padPlan != p {
+	// The workers share the groups of output channels, each computing all
+	// blocks of its groups, or the blocks.
+	units, unitLen := blocks, c.winoPadLen(p.rows)
+	if p.groups > 1 {
+		units, unitLen = p.groups, blocks*unitLen
+	}
+	parts, size := chunks(units, w)
+	if call.padPlan != p || len(call.pads) != parts {
 		// A new layout: its padding is written once, as zeros.
-		call.scratch = growFloats(call.scratch, p.groups*blocks*c.winoPadLen(p.rows)+32)
-		clear(call.scratch)
+		call.pads = call.pads[:0]
+		for t := range parts {
+			pad := growFloats(nil, min(size, units-t*size)*unitLen+32)
+			clear(pad)
+			call.pads = append(call.pads, pad)
+		}
 		call.padPlan = p
 	}
-	pad := call.scratch
 	switch {
-	case w <= 1 || blocks*p.groups == 1:
-		// Without parallelFor's closure, which would be allocated.
+	case parts == 1:
+		// Without parallel's closure, which would be allocated.
 		sc := workspaces.get()
-		c.winoBlocks(sc, pad, dst, res, src, p, 0, blocks, 0, c.s.OutC, pool)
+		for g := range p.groups {
+			o0, o1 := c.groupChannels(p, g)
+			c.winoBlocks(sc, call.pads[0][g*blocks*c.winoPadLen(p.rows):], dst, res, src, p, 0, blocks, o0, o1, pool)
+		}
 		workspaces.put(sc)
 	case p.groups > 1:
-		parallelFor(p.groups, w, func(g0, g1 int, sc *workspace) {
-			for g := g0; g < g1; g++ {
+		parallel(parts, func(t int, sc *workspace) {
+			for g := t * size; g < min((t+1)*size, units); g++ {
 				o0, o1 := c.groupChannels(p, g)
-				c.winoBlocks(sc, pad[g*blocks*c.winoPadLen(p.rows):], dst, res, src, p, 0, blocks, o0, o1, pool)
+				c.winoBlocks(sc, call.pads[t][(g-t*size)*unitLen:], dst, res, src, p, 0, blocks, o0, o1, pool)
 			}
 		})
 	default:
-		parallelFor(blocks, w, func(b0, b1 int, sc *workspace) {
-			c.winoBlocks(sc, pad, dst, res, src, p, b0, b1, 0, c.s.OutC, pool)
+		parallel(parts, func(t int, sc *workspace) {
+			c.winoBlocks(sc, call.pads[t], dst, res, src, p, t*size, min((t+1)*size, units), 0, c.s.OutC, pool)
 		})
 	}
 }
@@ -252,14 +266,14 @@ func (c *Conv) winoPadLen(rows int) int { return c.s.InC * padRows(rows) * 2 * c
 // winoBlocks computes output channels [o0, o1) (o0 a multiple of the
 // kernel set's mr) of blocks [b0, b1) of plan p, one block after the
 // other, in the workspace sc. Block b's padded input rows are at
-// pad[b·winoPadLen(p.rows):], padding zero (see winoPadRows). pool: see
-// forwardWinograd.
+// pad[(b−b0)·winoPadLen(p.rows):], padding zero (see winoPadRows). pool:
+// see forwardWinograd.
 func (c *Conv) winoBlocks(sc *workspace, pad, dst, res, src []float32, p winoPlan, b0, b1, o0, o1 int, pool *winoPool) {
 	s, wg := c.s, c.wino
 	sc.vm = growFloats(sc.vm, c.winoBlockLen())
 	for b := b0; b < b1; b++ {
 		ty0, ty1 := p.span(b, wg.tilesH)
-		bp := pad[b*c.winoPadLen(p.rows):]
+		bp := pad[(b-b0)*c.winoPadLen(p.rows):]
 		c.winoPadRows(bp, src, ty0, ty1)
 		bph := padRows(ty1 - ty0)
 		for ch := 0; ch < s.InC; ch++ {
