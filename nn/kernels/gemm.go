@@ -391,13 +391,14 @@ func (g *gemmOp) rows(i0, i1, j0, j1 int, buf []float32) {
 				continue
 			}
 			i := i0
-			if t := (i1 - i0) / ks.mr; t >= 2 && ks.isa != isaGeneric && (nw == nr || ks.isa == isaAVX512) {
-				// Every full tile of the panel in one call.
+			if t := (i1 - i0) / ks.mr; t >= 2 && ks.isa != isaGeneric {
+				// Every full tile of the panel in one call, at the panel's
+				// width.
 				if g.bias != nil {
 					ep.bias = &g.bias[i0]
 				}
 				if ks.isa == isaAVX2 {
-					gemmTilesAVX2(kc, aBlock[i0*kc:], bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, t, 4*nr)
+					gemmTilesAVX2(kc, aBlock[i0*kc:], bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, nw, t, 4*nr)
 				} else {
 					gemmTilesAVX512(kc, aBlock[i0*kc:], mr*kc, bp, boff, maxOff, g.c[i0*g.ldc+j:], g.ldc, &ep, nw, t, 4*ks.nr)
 				}

@@ -270,20 +270,35 @@ func gemmFile() {
 	for nv := 1; nv <= 3; nv++ {
 		kernel(8, nv, true)
 	}
-	avx2Tiles()
+	for nv := 1; nv <= 3; nv++ {
+		avx2Tiles(nv, false)
+		avx2Tiles(nv, true)
+	}
 }
 
-// avx2Tiles emits sgemmTilesAVX2: the AVX2 set's 4×24 micro-kernel (the
-// arithmetic of kernel_amd64.s's sgemmKernelAVX2, operation for operation)
-// for tiles full tiles one below the other (the packed A panels are
-// contiguous, C and the bias advance by 4 rows), so that a column panel
-// of B is swept in one call. Registers: accumulators Y4-Y15 (row r in
-// Y4+3r..Y6+3r), B in Y0-Y2, broadcasts in Y3; frame: 0(SP) the bias of
-// the current tile, 8(SP) k.
-func avx2Tiles() {
+// avx2Tiles emits the AVX2 set's micro-kernels for tiles full 4-row tiles
+// one below the other (the packed A panels are contiguous, C and the bias
+// advance by 4 rows), so that a column panel of B is swept in one call: a
+// 4×8V tile, V ∈ {1, 2, 3} vectors of 8 columns (4×24 is the arithmetic of
+// kernel_amd64.s's sgemmKernelAVX2, operation for operation), and for
+// panels whose width is no multiple of 8 the same with the last vector of
+// C loaded and stored under the mask at *mask (VMASKMOVPS: nothing outside
+// the tile is read or written), so that the right-hand panel of a GEMM is
+// computed in place at its width rather than as a whole 4×24 tile in a
+// buffer. Every element gets the same operations in the same order
+// whatever the tile (bit-identical results). Registers: accumulators from
+// Y4 (row r, vector v in Y(4+V·r+v)), B in Y0…Y(V−1), broadcasts in Y3,
+// then the mask in Y3 for the epilogue; frame: 0(SP) the bias of the
+// current tile, 8(SP) k.
+func avx2Tiles(nv int, masked bool) {
+	name := fmt.Sprintf("sgemmTiles4x%dAVX2", 8*nv)
+	if masked {
+		name = fmt.Sprintf("sgemmTiles4x%dMaskAVX2", 8*nv)
+	}
+	acc := func(r, v int) string { return fmt.Sprintf("Y%d", 4+nv*r+v) }
 	p("")
-	p("// func sgemmTilesAVX2(k int, a, b *float32, boff *int, c *float32, ldc int, ep *epilogue, tiles int, pf int)")
-	p("TEXT ·sgemmTilesAVX2(SB), NOSPLIT, $16-72")
+	p("// func %s(k int, a, b *float32, boff *int, c *float32, ldc int, ep *epilogue, tiles int, pf int, mask *int32)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $16-80", name)
 	p("\tMOVQ k+0(FP), AX")
 	p("\tMOVQ AX, 8(SP)")
 	p("\tMOVQ a+8(FP), SI")
@@ -298,11 +313,17 @@ func avx2Tiles() {
 	p("\tMOVQ tiles+56(FP), R11")
 	p("\tMOVQ pf+64(FP), R13")
 	p("\tADDQ DI, R13")
+	if masked {
+		p("\tMOVQ mask+72(FP), R14")
+	}
 	p("\tTESTQ R11, R11")
 	p("\tJLE done")
 	p("tile:")
-	for y := 4; y < 16; y++ {
-		p("\tVXORPS Y%d, Y%d, Y%d", y, y, y)
+	for r := 0; r < 4; r++ {
+		for v := 0; v < nv; v++ {
+			a := acc(r, v)
+			p("\tVXORPS %s, %s, %s", a, a, a)
+		}
 	}
 	p("\tMOVQ R12, R8")
 	p("\tMOVQ 8(SP), CX")
@@ -313,7 +334,7 @@ func avx2Tiles() {
 	p("\tJEQ tail")
 	p("loop4:")
 	for u := 0; u < 4; u++ {
-		avx2Step()
+		avx2Step(nv, acc)
 	}
 	p("\tDECQ BX")
 	p("\tJNE loop4")
@@ -321,10 +342,14 @@ func avx2Tiles() {
 	p("\tTESTQ CX, CX")
 	p("\tJEQ epi")
 	p("loop1:")
-	avx2Step()
+	avx2Step(nv, acc)
 	p("\tDECQ CX")
 	p("\tJNE loop1")
 	p("epi:")
+	last := func(v int) bool { return masked && v == nv-1 }
+	if masked {
+		p("\tVMOVDQU (R14), Y3")
+	}
 	p("\tMOVQ 0(R10), AX")
 	p("\tTESTQ $1, AX")
 	p("\tJEQ nobeta")
@@ -333,9 +358,14 @@ func avx2Tiles() {
 		if r > 0 {
 			p("\tADDQ R9, BX")
 		}
-		for v := 0; v < 3; v++ {
-			y := 4 + 3*r + v
-			p("\tVADDPS %d(BX), Y%d, Y%d", 32*v, y, y)
+		for v := 0; v < nv; v++ {
+			a := acc(r, v)
+			if last(v) {
+				p("\tVMASKMOVPS %d(BX), Y3, Y0", 32*v)
+				p("\tVADDPS Y0, %s, %s", a, a)
+			} else {
+				p("\tVADDPS %d(BX), %s, %s", 32*v, a, a)
+			}
 		}
 	}
 	p("nobeta:")
@@ -344,15 +374,17 @@ func avx2Tiles() {
 	p("\tMOVQ 0(SP), BX")
 	for r := 0; r < 4; r++ {
 		p("\tVBROADCASTSS %d(BX), Y0", 4*r)
-		for v := 0; v < 3; v++ {
-			y := 4 + 3*r + v
-			p("\tVADDPS Y0, Y%d, Y%d", y, y)
+		for v := 0; v < nv; v++ {
+			a := acc(r, v)
+			p("\tVADDPS Y0, %s, %s", a, a)
 		}
 	}
 	p("nobias:")
 	var accs []string
-	for y := 4; y < 16; y++ {
-		accs = append(accs, fmt.Sprintf("Y%d", y))
+	for r := 0; r < 4; r++ {
+		for v := 0; v < nv; v++ {
+			accs = append(accs, acc(r, v))
+		}
 	}
 	actEpilogue(accs, "VXORPS", "Y0", "Y1", "Y2", "")
 	p("\tMOVQ DX, BX")
@@ -360,8 +392,12 @@ func avx2Tiles() {
 		if r > 0 {
 			p("\tADDQ R9, BX")
 		}
-		for v := 0; v < 3; v++ {
-			p("\tVMOVUPS Y%d, %d(BX)", 4+3*r+v, 32*v)
+		for v := 0; v < nv; v++ {
+			if last(v) {
+				p("\tVMASKMOVPS %s, Y3, %d(BX)", acc(r, v), 32*v)
+			} else {
+				p("\tVMOVUPS %s, %d(BX)", acc(r, v), 32*v)
+			}
 		}
 	}
 	// Next tile: A has advanced by 4k values already; C by 4 rows, the
@@ -375,18 +411,21 @@ func avx2Tiles() {
 	p("\tRET")
 }
 
-// avx2Step emits one rank-1 update of sgemmTilesAVX2 (as kernel_amd64.s's
-// STEP, plus the prefetch of the next panel's row).
-func avx2Step() {
+// avx2Step emits one rank-1 update of avx2Tiles (as kernel_amd64.s's STEP,
+// plus the prefetch of the next panel's row). A masked tile reads its
+// last B vector whole: the panel has 24 readable columns (see
+// gemmTilesAVX2), and the columns past the tile only reach lanes that are
+// never stored.
+func avx2Step(nv int, acc func(r, v int) string) {
 	p("\tMOVQ (R8), AX")
-	p("\tVMOVUPS (DI)(AX*4), Y0")
-	p("\tVMOVUPS 32(DI)(AX*4), Y1")
-	p("\tVMOVUPS 64(DI)(AX*4), Y2")
+	for v := 0; v < nv; v++ {
+		p("\tVMOVUPS %d(DI)(AX*4), Y%d", 32*v, v)
+	}
 	p("\tPREFETCHT0 (R13)(AX*4)")
 	for r := 0; r < 4; r++ {
 		p("\tVBROADCASTSS %d(SI), Y3", 4*r)
-		for v := 0; v < 3; v++ {
-			p("\tVFMADD231PS Y%d, Y3, Y%d", v, 4+3*r+v)
+		for v := 0; v < nv; v++ {
+			p("\tVFMADD231PS Y%d, Y3, %s", v, acc(r, v))
 		}
 	}
 	p("\tADDQ $16, SI")

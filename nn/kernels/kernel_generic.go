@@ -56,7 +56,7 @@ func gemvFMA(k int, a []float32, panelStride, panels int, b []float32, boff []in
 	panic("kernels: no assembly")
 }
 
-func gemmTilesAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, tiles, pf int) {
+func gemmTilesAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, cols, tiles, pf int) {
 	panic("kernels: no assembly")
 }
 

@@ -254,3 +254,45 @@ func TestKernelSetsBitIdentical(t *testing.T) {
 		check(g.String(), outs)
 	}
 }
+
+// TestGemmTilesAVX2 runs the AVX2 set's tile kernels at every panel width
+// (24, and narrower right-hand panels: whole vectors of 8 and masked ones)
+// over one to three tiles, for every epilogue: each tile must equal, bit
+// for bit, the set's 4×24 kernel computed in a buffer and cut to width
+// (what the right-hand panels used to be), and nothing outside the tiles
+// may be written.
+func TestGemmTilesAVX2(t *testing.T) {
+	if !avx2Set.ok {
+		t.Skipf("kernel set avx2 not available here: needs %s", avx2Set.needs)
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for flags := uint64(0); flags < 32; flags++ {
+		for _, k := range []int{1, 4, 7, 64} {
+			for tiles := 1; tiles <= 3; tiles++ {
+				for cols := 1; cols <= nr; cols++ {
+					rows, ldc := 4*tiles, nr+3
+					a, b := randSlice(r, rows*k), randSlice(r, k*nr)
+					bias := randSlice(r, rows)
+					c0 := randSlice(r, rows*ldc)
+					ep := epilogue{flags: flags, bias: &bias[0], lo: -0.3, hi: 0.4, alpha: 0.2}
+					offs := packedOffsets(nr)[:k]
+					want := slices.Clone(c0)
+					for q := 0; q < tiles; q++ {
+						epq := ep
+						epq.bias = &bias[4*q]
+						avx2Set.gemm(k, a[4*q*k:], 4*k, b, offs, (k-1)*nr, want[4*q*ldc:], ldc, &epq, 4, cols, 4*nr)
+					}
+					got := slices.Clone(c0)
+					gemmTilesAVX2(k, a, b, offs, (k-1)*nr, got, ldc, &ep, cols, tiles, 4*nr)
+					if !bitEqual(got, want) {
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("flags %05b k %d %d tiles of width %d: element (%d, %d) = %v, want %v", flags, k, tiles, cols, i/ldc, i%ldc, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
