@@ -37,17 +37,17 @@ import (
 // the 2-vCPU AMD EPYC (Zen 4) VM, two cores writing neighbouring buffers
 // slowed each other although no cache line was shared, and only
 // concurrently: a band's input padding of ResNet-20's stride-2 layer took
-// 3.3–4.7 µs instead of 1.0 when it lay right after the other band's
-// buffer (whichever core ran it; two processes on the two cores, each
-// with a band, were not slowed), ≈ 1.0 with 64 or 256 KiB between them; a
-// Winograd block's input transform 4.2–12 µs instead of 2.2–2.5 when its
-// V lay after the other core's. The gaps are multiples of 64 KiB, so the
-// buffers keep their cache-set alignment: distance alone matters (cause
-// not pinned down; no hardware counters on that VM). ResNet-20 at batch 1
-// on two cores, medians of 100-inference blocks, alternating processes:
-// no gap 459–484 µs, 16 Ki values 462–465, 64 Ki values 445–459 in one
-// fast spell; 860–1040 against 775–800 in a slow one. Outputs do not
-// depend on where scratch memory lies.
+// 3.3–4.7 µs instead of 1.0 when its buffer lay right after the other
+// band's (whichever core ran it; two processes on the two cores, one band
+// each, were not slowed), 1.0–1.8 µs with 64 KiB between them and 1.0
+// with 256 KiB; a Winograd block's input transform 4.2–12 µs instead of
+// 2.2–2.5 when its V lay after the other core's. The gaps are multiples
+// of 64 KiB, so the buffers keep their cache-set alignment: distance alone
+// matters (cause not pinned down; no hardware counters on that VM).
+// ResNet-20 at batch 1 on two cores, medians of 100-inference blocks,
+// alternating processes: no gap 459–484 µs, 16 Ki values 462–465, 64 Ki
+// values 445–459 in one fast spell of the VM; 860–1040 against 775–800 in
+// a slow one. Outputs do not depend on where scratch memory lies.
 const apartFloats = 64 << 10
 
 // spinFor is how long an idle worker polls before it blocks. It covers the
