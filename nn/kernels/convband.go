@@ -88,11 +88,7 @@ func (c *Conv) forwardBands(call *convCall, p *shiftBands, out, in, r, ap, bias 
 	if call.bandPlan != p {
 		// A new layout: its padding is written once, as zeros. Each band
 		// has a buffer of its own, apart from the others (see apartFloats).
-		call.bandBufs = make([][]float32, p.bands)
-		for t := range call.bandBufs {
-			call.bandBufs[t] = growFloats(nil, p.padLen+p.cLen)
-			clear(call.bandBufs[t])
-		}
+		call.bandBufs = regrowParts(call.bandBufs, p.bands, func(int) int { return p.padLen + p.cLen })
 		call.bandOps = make([]bandOp, p.bands)
 		call.bandPlan = p
 	}

@@ -54,3 +54,18 @@ func growFloats(buf []float32, n int) []float32 {
 	}
 	return buf[:n]
 }
+
+// regrowParts returns parts zeroed buffers, part t of size(t) values, one
+// allocation each (see apartFloats), reusing those of bufs.
+func regrowParts(bufs [][]float32, parts int, size func(t int) int) [][]float32 {
+	out := make([][]float32, parts)
+	for t := range out {
+		var b []float32
+		if t < len(bufs) {
+			b = bufs[t]
+		}
+		out[t] = growFloats(b, size(t))
+		clear(out[t])
+	}
+	return out
+}

@@ -229,12 +229,7 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *wi
 	parts, size := chunks(units, w)
 	if call.padPlan != p || len(call.pads) != parts {
 		// A new layout: its padding is written once, as zeros.
-		call.pads = call.pads[:0]
-		for t := range parts {
-			pad := growFloats(nil, min(size, units-t*size)*unitLen+32)
-			clear(pad)
-			call.pads = append(call.pads, pad)
-		}
+		call.pads = regrowParts(call.pads, parts, func(t int) int { return min(size, units-t*size)*unitLen + 32 })
 		call.padPlan = p
 	}
 	switch {
