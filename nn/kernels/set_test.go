@@ -269,7 +269,8 @@ func TestGemmTilesAVX2(t *testing.T) {
 	for flags := uint64(0); flags < 32; flags++ {
 		for _, k := range []int{1, 4, 7, 64} {
 			for tiles := 1; tiles <= 3; tiles++ {
-				for cols := 1; cols <= nr; cols++ {
+				for w := range nr {
+					cols := w + 1 // 1…nr
 					rows, ldc := 4*tiles, nr+3
 					a, b := randSlice(r, rows*k), randSlice(r, k*nr)
 					bias := randSlice(r, rows)
