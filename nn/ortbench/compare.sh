@@ -5,6 +5,9 @@
 # average; from hostinfo) and per workload ONNX Runtime's and each set's
 #   ms/img, GFLOP/s, % of the host's FMA peak, and amt/ORT (the ratio of
 #   the times)
+# and then, round by round, each set's amt/ORT and in how many rounds amt
+# was as fast or faster (the medians hide spells of a shared machine that
+# fell on one side of a round only).
 # Missing Go benchmarks (or a Go side that does not build yet) show "n/a".
 #
 # Usage: bash nn/ortbench/compare.sh            (from anywhere in the repo)
@@ -88,6 +91,7 @@ table() {
 		v = msimg(); if (v == "") next
 		if (!(name in ort)) order[++n] = name
 		ort[name] = ort[name] " " v
+		ortr[name, ++nort[name]] = v
 	}
 	file == 2 && $1 == "peak" { peak = $2 + 0 }
 	file == 2 && $1 == "flops" { flops[$2] = $3 + 0 }
@@ -96,6 +100,7 @@ table() {
 		v = msimg(); if (v == "") next
 		if (!(name in seen)) { seen[name] = 1; goorder[++m] = name }
 		amt[file - 2, name] = amt[file - 2, name] " " v
+		amtr[file - 2, name, ++namt[file - 2, name]] = v
 	}
 	END {
 		printf "%-21s %26s", "", "ONNX Runtime"
@@ -105,6 +110,25 @@ table() {
 		printf "\n"
 		for (i = 1; i <= n; i++) row(order[i])
 		for (i = 1; i <= m; i++) if (!(goorder[i] in ort)) row(goorder[i])
+		# Round by round: the slow spells of a shared machine can fall on one
+		# side of a round and not the other, which the medians hide.
+		printf "# amt/ORT round by round (the two sides of a round run seconds apart):\n"
+		for (i = 1; i <= n; i++) rounds(order[i])
+	}
+	function rounds(name,   s, k, line, le, nr) {
+		line = sprintf("# %-16s", name)
+		for (s = 1; s <= nsets; s++) {
+			le = 0; nr = 0
+			line = line sprintf(" | %s", set[s])
+			for (k = 1; k <= nort[name] && k <= namt[s, name]; k++) {
+				if (ortr[name, k] <= 0) continue
+				nr++
+				if (amtr[s, name, k] <= ortr[name, k]) le++
+				line = line sprintf(" %.2f", amtr[s, name, k] / ortr[name, k])
+			}
+			line = line (nr ? sprintf(" (≤ 1.0 in %d of %d)", le, nr) : " n/a")
+		}
+		print line
 	}
 	# gflops returns the GFLOP/s of name at ms milliseconds per image ("" if unknown)
 	function gflops(name, ms) { return (ms != "" && ms > 0 && (name in flops)) ? flops[name] / ms / 1e6 : "" }

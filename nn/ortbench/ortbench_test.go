@@ -121,8 +121,10 @@ func TestModelPath(t *testing.T) {
 // (numerically sorted; odd and even counts), the GOMAXPROCS suffix of Go's
 // names is dropped, each kernel set gets its columns and amt/ORT, failed
 // or missing benchmarks show n/a, Go-only workloads come last, empty
-// outputs leave their columns n/a, and GFLOP/s and % of peak are derived
-// from hostinfo's flops per image and peak (n/a without them).
+// outputs leave their columns n/a, GFLOP/s and % of peak are derived
+// from hostinfo's flops per image and peak (n/a without them), and the
+// lines after the table pair each side's k-th measurement of a workload
+// (round k) into amt/ORT, counting the rounds where amt was as fast.
 func TestTable(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not available")
