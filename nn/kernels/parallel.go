@@ -255,10 +255,13 @@ func parallelFor(n, w int, f func(i0, i1 int, sc *workspace)) {
 	parallel(parts, func(t int, sc *workspace) { f(t*size, min((t+1)*size, n), sc) })
 }
 
-// chunks returns parallelFor's split of n > 0 units over at most w
+// chunks returns parallelFor's split of n units over at most w
 // goroutines: parts chunks of size units, chunk t units [t·size,
-// min((t+1)·size, n)).
+// min((t+1)·size, n)); one chunk for n ≤ 1 or w ≤ 1.
 func chunks(n, w int) (parts, size int) {
+	if n <= 0 {
+		return 1, 0
+	}
 	w = max(1, min(w, n))
 	size = (n + w - 1) / w
 	return (n + size - 1) / size, size

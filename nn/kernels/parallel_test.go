@@ -128,3 +128,17 @@ func TestScratchApart(t *testing.T) {
 		}
 	}
 }
+
+// TestChunks: parallelFor's split gives every worker the same number of
+// units but the last, uses no more chunks than needed, and makes one
+// chunk of nothing.
+func TestChunks(t *testing.T) {
+	for _, c := range []struct{ n, w, parts, size int }{
+		{0, 2, 1, 0}, {1, 2, 1, 1}, {5, 0, 1, 5}, {5, 1, 1, 5},
+		{16, 2, 2, 8}, {5, 4, 3, 2}, {7, 4, 4, 2}, {28, 3, 3, 10}, {3, 8, 3, 1},
+	} {
+		if parts, size := chunks(c.n, c.w); parts != c.parts || size != c.size {
+			t.Errorf("chunks(%d, %d) = %d chunks of %d, want %d of %d", c.n, c.w, parts, size, c.parts, c.size)
+		}
+	}
+}
