@@ -232,26 +232,31 @@ func (c *Conv) forwardWinograd(call *convCall, dst, src, res []float32, pool *wi
 		call.pads = regrowParts(call.pads, parts, func(t int) int { return min(size, units-t*size)*unitLen + 32 })
 		call.padPlan = p
 	}
-	switch {
-	case parts == 1:
+	if parts == 1 {
 		// Without parallel's closure, which would be allocated.
 		sc := workspaces.get()
-		for g := range p.groups {
-			o0, o1 := c.groupChannels(p, g)
-			c.winoBlocks(sc, call.pads[0][g*blocks*c.winoPadLen(p.rows):], dst, res, src, p, 0, blocks, o0, o1, pool)
-		}
+		c.winoPart(call, sc, p, 0, size, units, unitLen, dst, res, src, pool)
 		workspaces.put(sc)
-	case p.groups > 1:
-		parallel(parts, func(t int, sc *workspace) {
-			for g := t * size; g < min((t+1)*size, units); g++ {
-				o0, o1 := c.groupChannels(p, g)
-				c.winoBlocks(sc, call.pads[t][(g-t*size)*unitLen:], dst, res, src, p, 0, blocks, o0, o1, pool)
-			}
-		})
-	default:
-		parallel(parts, func(t int, sc *workspace) {
-			c.winoBlocks(sc, call.pads[t], dst, res, src, p, t*size, min((t+1)*size, units), 0, c.s.OutC, pool)
-		})
+		return
+	}
+	parallel(parts, func(t int, sc *workspace) {
+		c.winoPart(call, sc, p, t, size, units, unitLen, dst, res, src, pool)
+	})
+}
+
+// winoPart computes part t of forwardWinograd's split: units [t·size,
+// min((t+1)·size, units)), groups of output channels (each all blocks)
+// when p has several, else blocks; its padded rows are call.pads[t],
+// unitLen values a unit.
+func (c *Conv) winoPart(call *convCall, sc *workspace, p winoPlan, t, size, units, unitLen int, dst, res, src []float32, pool *winoPool) {
+	u0, u1 := t*size, min((t+1)*size, units)
+	if p.groups == 1 {
+		c.winoBlocks(sc, call.pads[t], dst, res, src, p, u0, u1, 0, c.s.OutC, pool)
+		return
+	}
+	for g := u0; g < u1; g++ {
+		o0, o1 := c.groupChannels(p, g)
+		c.winoBlocks(sc, call.pads[t][(g-u0)*unitLen:], dst, res, src, p, 0, p.blocks, o0, o1, pool)
 	}
 }
 
