@@ -91,7 +91,6 @@ table() {
 		v = msimg(); if (v == "") next
 		if (!(name in ort)) order[++n] = name
 		ort[name] = ort[name] " " v
-		ortr[name, ++nort[name]] = v
 	}
 	file == 2 && $1 == "peak" { peak = $2 + 0 }
 	file == 2 && $1 == "flops" { flops[$2] = $3 + 0 }
@@ -100,7 +99,6 @@ table() {
 		v = msimg(); if (v == "") next
 		if (!(name in seen)) { seen[name] = 1; goorder[++m] = name }
 		amt[file - 2, name] = amt[file - 2, name] " " v
-		amtr[file - 2, name, ++namt[file - 2, name]] = v
 	}
 	END {
 		printf "%-21s %26s", "", "ONNX Runtime"
@@ -115,16 +113,19 @@ table() {
 		printf "# amt/ORT round by round (the two sides of a round run seconds apart):\n"
 		for (i = 1; i <= n; i++) rounds(order[i])
 	}
-	function rounds(name,   s, k, line, le, nr) {
+	# rounds prints the amt/ORT of name per round: the k-th value of each side.
+	function rounds(name,   s, k, line, le, nr, o, a, no, na) {
 		line = sprintf("# %-16s", name)
+		no = split(ort[name], o, " ")
 		for (s = 1; s <= nsets; s++) {
 			le = 0; nr = 0
 			line = line sprintf(" | %s", set[s])
-			for (k = 1; k <= nort[name] && k <= namt[s, name]; k++) {
-				if (ortr[name, k] <= 0) continue
+			na = split(amt[s, name], a, " ")
+			for (k = 1; k <= no && k <= na; k++) {
+				if (o[k] <= 0) continue
 				nr++
-				if (amtr[s, name, k] <= ortr[name, k]) le++
-				line = line sprintf(" %.2f", amtr[s, name, k] / ortr[name, k])
+				if (a[k] + 0 <= o[k] + 0) le++
+				line = line sprintf(" %.2f", a[k] / o[k])
 			}
 			line = line (nr ? sprintf(" (≤ 1.0 in %d of %d)", le, nr) : " n/a")
 		}
