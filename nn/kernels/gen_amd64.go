@@ -469,8 +469,12 @@ func winogradFile() {
 	p("GLOBL winoMask<>(SB), RODATA|NOPTR, $64")
 	winoInput(16)
 	winoInput(8)
+	winoInputRows(4)
+	winoInputRows(8)
 	winoOutput(16)
 	winoOutput(8)
+	winoOutputRows(4)
+	winoOutputRows(8)
 	deinterleave(16)
 	deinterleave(8)
 }
@@ -591,6 +595,87 @@ func winoInput(w int) {
 	p("\tRET")
 }
 
+// winoInputRows emits the AVX-512 input transform of rows of n = 4 or 8
+// tiles, 16/n tile rows per step (a step's 16 tiles are consecutive in V),
+// steps steps: winoInputAVX512's arithmetic on vectors whose lane groups
+// of n come from successive tile rows, loaded by inserts, instead of 16
+// lanes of which n are used. Registers as in winoInput(16); SI, R10–R12
+// the step's first four padded rows, AX, R14 and R15 the same rows of its
+// later tile rows (two padded rows, 4hw values, apart).
+func winoInputRows(n int) {
+	per := 16 / n
+	p("")
+	p("// func winoInputRows%dAVX512(v *float32, vStride int, src *float32, hw int, steps int)", n)
+	p("TEXT ·winoInputRows%dAVX512(SB), NOSPLIT, $0-40", n)
+	p("\tMOVQ vStride+8(FP), R8")
+	p("\tSHLQ $2, R8")
+	p("\tMOVQ hw+24(FP), R9")
+	p("\tSHLQ $2, R9")
+	p("\tMOVQ v+0(FP), DI")
+	p("\tMOVQ src+16(FP), SI")
+	p("\tMOVQ steps+32(FP), CX")
+	p("\tTESTQ CX, CX")
+	p("\tJLE done")
+	p("\tLEAQ (SI)(R9*2), R10")
+	p("\tLEAQ (R10)(R9*2), R11")
+	p("\tLEAQ (R11)(R9*2), R12")
+	p("loop:")
+	half, ins := "Y", "VINSERTF32X8"
+	if n == 4 {
+		half, ins = "X", "VINSERTF32X4"
+	}
+	later := []string{"AX", "R14", "R15"}
+	for i, r := range []string{"SI", "R10", "R11", "R12"} {
+		// Tile row g of the step reads this padded row 2g rows further.
+		for g := 1; g < per; g++ {
+			switch g {
+			case 1:
+				p("\tLEAQ (%s)(R9*4), %s", r, later[0])
+			case 2:
+				p("\tLEAQ (%s)(R9*8), %s", r, later[1])
+			case 3:
+				p("\tLEAQ (%s)(R9*4), %s", later[1], later[2])
+			}
+		}
+		for j, off := range []string{"(%s)", "(%s)(R9*1)", "4(%s)", "4(%s)(R9*1)"} {
+			z := 4*i + j
+			p("\tVMOVUPS "+off+", %s%d", r, half, z)
+			for g := 1; g < per; g++ {
+				p("\t%s $%d, "+off+", Z%d, Z%d", ins, g, later[g-1], z, z)
+			}
+		}
+	}
+	for i, t := range winoT {
+		for j := 0; j < 4; j++ {
+			vop(t.op, fmt.Sprintf("Z%d", 4*t.a+j), fmt.Sprintf("Z%d", 4*t.b+j), fmt.Sprintf("Z%d", 16+4*i+j))
+		}
+	}
+	for i := 0; i < 4; i++ {
+		for b, t := range winoT {
+			vop(t.op, fmt.Sprintf("Z%d", 16+4*i+t.a), fmt.Sprintf("Z%d", 16+4*i+t.b), fmt.Sprintf("Z%d", 4*i+b))
+		}
+	}
+	p("\tMOVQ DI, BX")
+	for x := 0; x < 16; x++ {
+		if x > 0 {
+			p("\tADDQ R8, BX")
+		}
+		p("\tVMOVUPS Z%d, (BX)", x)
+	}
+	p("\tADDQ $64, DI")
+	// Next step: 16/n tile rows, 2·16/n padded rows (4hw·16/n values) further.
+	for _, r := range []string{"SI", "R10", "R11", "R12"} {
+		for k := 0; k < per/2; k++ {
+			p("\tLEAQ (%s)(R9*8), %s", r, r)
+		}
+	}
+	p("\tDECQ CX")
+	p("\tJGT loop")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
 // winoOutput emits the output transform of tileRows rows of n tiles of
 // one output channel, w tiles per step: the 16 values M[ξ] of each tile,
 // the 2×2 outputs Aᵀ M A plus the bias, then for each of the (up to) 2
@@ -706,41 +791,13 @@ func winoOutputStep(w int, masked bool) {
 			p("\tKMOVW AX, %s", kr)
 		}
 	}
-	for j := 0; j < 4; j++ {
-		// ξ = j (row 0) is at SI + j·mStride; rows i add 4i·mStride.
-		switch j {
-		case 0:
-			p("\tMOVQ SI, BX")
-		case 1:
-			p("\tLEAQ (SI)(R9*1), BX")
-		case 2:
-			p("\tLEAQ (SI)(R9*2), BX")
-		case 3:
-			p("\tLEAQ (SI)(R13*1), BX")
-		}
-		for i := 0; i < 4; i++ {
-			if i > 0 {
-				p("\tLEAQ (BX)(R9*4), BX")
-			}
-			p("\tVMOVUPS (BX), %s", v(i))
-		}
-		vop("ADD", v(0), v(1), v(4+j))
-		vop("ADD", v(4+j), v(2), v(4+j))
-		vop("SUB", v(1), v(2), v(8+j))
-		vop("SUB", v(8+j), v(3), v(8+j))
-	}
+	winoOutputCols(z)
 	for r := 0; r < 2; r++ {
-		t := func(j int) string { return v(4 + 4*r + j) }
 		if r == 1 {
 			p("\tCMPQ R12, $2")
 			p("\tJLT next")
 		}
-		vop("ADD", t(0), t(1), v(0))
-		vop("ADD", v(0), t(2), v(0))
-		vop("ADD", v(0), v(12), v(0))
-		vop("SUB", t(1), t(2), v(1))
-		vop("SUB", v(1), t(3), v(1))
-		vop("ADD", v(1), v(12), v(1))
+		winoOutputRow(z, r)
 		if w == 16 {
 			p("\tVMOVDQU32 winoIlv<>+0(SB), Z2")
 			p("\tVPERMI2PS Z1, Z0, Z2")
@@ -789,30 +846,7 @@ func winoOutputStep(w int, masked bool) {
 			p("\tVADDPS 32(BX), Y3, Y3")
 		}
 		p("nores%d%s:", r, sfx)
-		// Activation, as the GEMM epilogue (operand order included).
-		p("\tMOVQ 0(R10), AX")
-		p("\tTESTQ $4, AX")
-		p("\tJEQ nolo%d%s", r, sfx)
-		p("\tVBROADCASTSS 12(R10), %s", v(13))
-		p("\tVMAXPS %s, %s, %s", v(2), v(13), v(2))
-		p("\tVMAXPS %s, %s, %s", v(3), v(13), v(3))
-		p("nolo%d%s:", r, sfx)
-		p("\tTESTQ $8, AX")
-		p("\tJEQ nohi%d%s", r, sfx)
-		p("\tVBROADCASTSS 16(R10), %s", v(13))
-		p("\tVMINPS %s, %s, %s", v(2), v(13), v(2))
-		p("\tVMINPS %s, %s, %s", v(3), v(13), v(3))
-		p("nohi%d%s:", r, sfx)
-		p("\tTESTQ $16, AX")
-		p("\tJEQ noleaky%d%s", r, sfx)
-		p("\tVXORPS %s, %s, %s", v(13), v(13), v(13))
-		for _, x := range []int{2, 3} {
-			p("\tVMINPS %s, %s, %s", v(13), v(x), v(0))
-			p("\tVMAXPS %s, %s, %s", v(x), v(13), v(x))
-			p("\tVBROADCASTSS 20(R10), %s", v(1))
-			p("\tVFMADD231PS %s, %s, %s", v(0), v(1), v(x))
-		}
-		p("noleaky%d%s:", r, sfx)
+		winoOutputAct(z, fmt.Sprintf("%d%s", r, sfx))
 		if r == 0 {
 			p("\tMOVQ DI, BX")
 		} else {
@@ -831,9 +865,172 @@ func winoOutputStep(w int, masked bool) {
 	}
 }
 
+// winoOutputCols emits the column pass of the output transform of one
+// step: column j of M (ξ = j + 4i at SI + ξ·mStride) into V0–V3, then
+// t0j = (m0j+m1j)+m2j into V(4+j) and t1j = (m1j−m2j)−m3j into V(8+j).
+func winoOutputCols(z string) {
+	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	for j := 0; j < 4; j++ {
+		// ξ = j (row 0) is at SI + j·mStride; rows i add 4i·mStride.
+		switch j {
+		case 0:
+			p("\tMOVQ SI, BX")
+		case 1:
+			p("\tLEAQ (SI)(R9*1), BX")
+		case 2:
+			p("\tLEAQ (SI)(R9*2), BX")
+		case 3:
+			p("\tLEAQ (SI)(R13*1), BX")
+		}
+		for i := 0; i < 4; i++ {
+			if i > 0 {
+				p("\tLEAQ (BX)(R9*4), BX")
+			}
+			p("\tVMOVUPS (BX), %s", v(i))
+		}
+		vop("ADD", v(0), v(1), v(4+j))
+		vop("ADD", v(4+j), v(2), v(4+j))
+		vop("SUB", v(1), v(2), v(8+j))
+		vop("SUB", v(8+j), v(3), v(8+j))
+	}
+}
+
+// winoOutputRow emits output row r of the step before interleaving: the
+// even columns ((tr0+tr1)+tr2)+b into V0, the odd ((tr1−tr2)−tr3)+b into
+// V1 (b in V12).
+func winoOutputRow(z string, r int) {
+	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	t := func(j int) string { return v(4 + 4*r + j) }
+	vop("ADD", t(0), t(1), v(0))
+	vop("ADD", v(0), t(2), v(0))
+	vop("ADD", v(0), v(12), v(0))
+	vop("SUB", t(1), t(2), v(1))
+	vop("SUB", v(1), t(3), v(1))
+	vop("ADD", v(1), v(12), v(1))
+}
+
+// winoOutputAct emits the activation of the output transform on V2 and V3
+// (z the register prefix), as the GEMM epilogue (operand order included):
+// the flags and bounds of the winoEpilogue at R10, AX and V0, V1, V13
+// clobbered; sfx makes its labels unique.
+func winoOutputAct(z, sfx string) {
+	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	p("\tMOVQ 0(R10), AX")
+	p("\tTESTQ $4, AX")
+	p("\tJEQ nolo%s", sfx)
+	p("\tVBROADCASTSS 12(R10), %s", v(13))
+	p("\tVMAXPS %s, %s, %s", v(2), v(13), v(2))
+	p("\tVMAXPS %s, %s, %s", v(3), v(13), v(3))
+	p("nolo%s:", sfx)
+	p("\tTESTQ $8, AX")
+	p("\tJEQ nohi%s", sfx)
+	p("\tVBROADCASTSS 16(R10), %s", v(13))
+	p("\tVMINPS %s, %s, %s", v(2), v(13), v(2))
+	p("\tVMINPS %s, %s, %s", v(3), v(13), v(3))
+	p("nohi%s:", sfx)
+	p("\tTESTQ $16, AX")
+	p("\tJEQ noleaky%s", sfx)
+	p("\tVXORPS %s, %s, %s", v(13), v(13), v(13))
+	for _, x := range []int{2, 3} {
+		p("\tVMINPS %s, %s, %s", v(13), v(x), v(0))
+		p("\tVMAXPS %s, %s, %s", v(x), v(13), v(x))
+		p("\tVBROADCASTSS 20(R10), %s", v(1))
+		p("\tVFMADD231PS %s, %s, %s", v(0), v(1), v(x))
+	}
+	p("noleaky%s:", sfx)
+}
+
+// winoOutputRows emits the AVX-512 output transform of rows of n = 4 or 8
+// tiles, 16/n tile rows per step, steps steps, every output row and column
+// written (2n columns, 2 rows per tile row): winoOutputAVX512's arithmetic
+// on vectors whose lane groups of n come from successive tile rows (their
+// 16 tiles consecutive in M), the interleaved rows stored (and the
+// residual loaded) by halves (n = 4) or whole (n = 8) to their own rows.
+func winoOutputRows(n int) {
+	per := 16 / n
+	p("")
+	p("// func winoOutputRows%dAVX512(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int)", n)
+	p("TEXT ·winoOutputRows%dAVX512(SB), NOSPLIT, $0-56", n)
+	p("\tMOVQ dstStride+8(FP), R8")
+	p("\tSHLQ $2, R8")
+	p("\tMOVQ mStride+24(FP), R9")
+	p("\tSHLQ $2, R9")
+	p("\tLEAQ (R9)(R9*2), R13 // 3·mStride")
+	p("\tMOVQ ep+32(FP), R10")
+	p("\tVBROADCASTSS 8(R10), Z12")
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ m+16(FP), SI")
+	p("\tMOVQ res+40(FP), R11")
+	p("\tMOVQ steps+48(FP), CX")
+	p("\tTESTQ CX, CX")
+	p("\tJLE done")
+	p("loop:")
+	winoOutputCols("Z")
+	for r := 0; r < 2; r++ {
+		winoOutputRow("Z", r)
+		p("\tVMOVDQU32 winoIlv<>+0(SB), Z2")
+		p("\tVPERMI2PS Z1, Z0, Z2")
+		p("\tVMOVDQU32 winoIlv<>+64(SB), Z3")
+		p("\tVPERMI2PS Z1, Z0, Z3")
+		// Z2 holds output row r of the step's tile rows 0 (and 1, n = 4),
+		// Z3 of the next ones: rows r, r+2, r+4, r+6 from BX.
+		p("\tTESTQ R11, R11")
+		p("\tJEQ nores%d", r)
+		if r == 0 {
+			p("\tMOVQ R11, BX")
+		} else {
+			p("\tLEAQ (R11)(R8*1), BX")
+		}
+		if n == 8 {
+			p("\tVADDPS (BX), Z2, Z2")
+			p("\tVADDPS (BX)(R8*2), Z3, Z3")
+		} else {
+			p("\tLEAQ (BX)(R8*4), R14")
+			p("\tVMOVUPS (BX), Y13")
+			p("\tVINSERTF32X8 $1, (BX)(R8*2), Z13, Z13")
+			p("\tVADDPS Z13, Z2, Z2")
+			p("\tVMOVUPS (R14), Y13")
+			p("\tVINSERTF32X8 $1, (R14)(R8*2), Z13, Z13")
+			p("\tVADDPS Z13, Z3, Z3")
+		}
+		p("nores%d:", r)
+		winoOutputAct("Z", fmt.Sprint(r))
+		if r == 0 {
+			p("\tMOVQ DI, BX")
+		} else {
+			p("\tLEAQ (DI)(R8*1), BX")
+		}
+		if n == 8 {
+			p("\tVMOVUPS Z2, (BX)")
+			p("\tVMOVUPS Z3, (BX)(R8*2)")
+		} else {
+			p("\tLEAQ (BX)(R8*4), R14")
+			p("\tVMOVUPS Y2, (BX)")
+			p("\tVEXTRACTF32X8 $1, Z2, (BX)(R8*2)")
+			p("\tVMOVUPS Y3, (R14)")
+			p("\tVEXTRACTF32X8 $1, Z3, (R14)(R8*2)")
+		}
+	}
+	// Next step: 16 tiles in M, 2·16/n output rows in dst and res.
+	p("\tADDQ $64, SI")
+	p("\tLEAQ (R8)(R8*1), AX")
+	p("\tIMULQ $%d, AX", per)
+	p("\tADDQ AX, DI")
+	p("\tTESTQ R11, R11")
+	p("\tJEQ nores")
+	p("\tADDQ AX, R11")
+	p("nores:")
+	p("\tDECQ CX")
+	p("\tJGT loop")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
 // deinterleave emits a copy of rows rows of 2n (+1 when odd is 1) values
 // splitting even and odd positions: w pairs per step, then the remaining
-// pairs one by one, then the odd last value (to a).
+// pairs (AVX-512: in one masked step; AVX2: one by one), then the odd
+// last value (to a).
 func deinterleave(w int) {
 	name, z := isaName(w)
 	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
@@ -888,6 +1085,33 @@ func deinterleave(w int) {
 	p("pairs:")
 	p("\tTESTQ CX, CX")
 	p("\tJEQ last")
+	if w == 16 {
+		// The 1–15 remaining pairs in one masked step: K2 and K3 the
+		// 2·CX values read (masked-off lanes do not fault), K1 the CX
+		// written to each half.
+		p("\tMOVQ $1, R14")
+		p("\tSHLQ CX, R14")
+		p("\tDECQ R14")
+		p("\tKMOVW R14, K1")
+		p("\tMOVQ $1, R14")
+		p("\tSHLQ CX, R14")
+		p("\tSHLQ CX, R14")
+		p("\tDECQ R14")
+		p("\tKMOVW R14, K2")
+		p("\tSHRQ $16, R14")
+		p("\tKMOVW R14, K3")
+		p("\tVMOVUPS.Z (SI), K2, Z0")
+		p("\tVMOVUPS.Z 64(SI), K3, Z1")
+		p("\tVMOVAPS Z30, Z2")
+		p("\tVPERMI2PS Z1, Z0, Z2")
+		p("\tVMOVAPS Z31, Z3")
+		p("\tVPERMI2PS Z1, Z0, Z3")
+		p("\tVMOVUPS Z2, K1, (DI)")
+		p("\tVMOVUPS Z3, K1, (DX)")
+		p("\tLEAQ (SI)(CX*8), SI")
+		p("\tLEAQ (DI)(CX*4), DI")
+		p("\tJMP last")
+	}
 	p("\tVMOVSS (SI), X4")
 	p("\tVMOVSS X4, (DI)")
 	p("\tVMOVSS 4(SI), X4")

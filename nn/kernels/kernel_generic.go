@@ -34,10 +34,22 @@ func winoInputAVX512(v *float32, vStride int, src *float32, hw int, n int, tileR
 func winoInputAVX2(v *float32, vStride int, src *float32, hw int, n int, tileRows int) {
 	panic("kernels: no assembly")
 }
+func winoInputRows4AVX512(v *float32, vStride int, src *float32, hw int, steps int) {
+	panic("kernels: no assembly")
+}
+func winoInputRows8AVX512(v *float32, vStride int, src *float32, hw int, steps int) {
+	panic("kernels: no assembly")
+}
 func winoOutputAVX512(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int) {
 	panic("kernels: no assembly")
 }
 func winoOutputAVX2(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int) {
+	panic("kernels: no assembly")
+}
+func winoOutputRows4AVX512(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int) {
+	panic("kernels: no assembly")
+}
+func winoOutputRows8AVX512(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int) {
 	panic("kernels: no assembly")
 }
 func deinterleaveAVX512(a, b, src *float32, n, rows, srcStride, dstStride, odd int) {

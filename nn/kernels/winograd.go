@@ -423,6 +423,17 @@ type winoPool struct {
 // half at src[hw:], the next padded row at src[2hw:], the next tile row two
 // padded rows further); V[ξ] of tile t (counted over the rows) goes to
 // v[ξ·vStride + t].
+//
+// The AVX-512 transforms compute 16 tiles per step, one lane each, along a
+// row of tiles. On rows of 4 or 8 tiles (images 8 or 16 wide: ResNet-20's
+// last two stages) a step used to cover one row, 4 or 8 of its 16 lanes
+// used; winoInputRows{4,8}AVX512 and winoOutputRows{4,8}AVX512 cover 16/n
+// rows per step instead, each lane group loaded from (and stored to) its
+// own row, with the same arithmetic: bit-identical results. One thread,
+// AMD EPYC Zen 4: the input transform of an 8×8 layer of 64 channels 4.6 →
+// 1.6 µs, its output transform 3.5 → 1.3 µs; of a 16×16 layer of 32
+// channels 3.9 → 1.9 and 3.2 → 1.75 µs; ResNet-20 at batch 1 on two
+// threads 0.45 → 0.40 ms (with deinterleave's masked tail).
 func winoInput(ks *kernelSet, v []float32, vStride int, src []float32, hw, n, tileRows int) {
 	if ks.isa == isaGeneric {
 		winoInputGo(v, vStride, src, hw, n, tileRows)
@@ -438,6 +449,21 @@ func winoInput(ks *kernelSet, v []float32, vStride int, src []float32, hw, n, ti
 	_ = v[15*vStride+last+roundUp(n, w)-1]
 	_ = src[2*(tileRows-1)*2*hw+7*hw+roundUp(n, w)]
 	if ks.isa == isaAVX512 {
+		if n == 4 || n == 8 {
+			// Rows of 4 or 8 tiles (images of 8 or 16 columns): 16/n
+			// rows per step, every lane used (see above).
+			per := 16 / n
+			steps := tileRows / per
+			if n == 4 {
+				winoInputRows4AVX512(&v[0], vStride, &src[0], hw, steps)
+			} else {
+				winoInputRows8AVX512(&v[0], vStride, &src[0], hw, steps)
+			}
+			if tileRows%per == 0 {
+				return
+			}
+			v, src, tileRows = v[16*steps:], src[steps*per*4*hw:], tileRows%per
+		}
 		winoInputAVX512(&v[0], vStride, &src[0], hw, n, tileRows)
 	} else {
 		winoInputAVX2(&v[0], vStride, &src[0], hw, n, tileRows)
@@ -494,6 +520,25 @@ func winoOutput(ks *kernelSet, dst []float32, dstStride, outRows int, m []float3
 		rp = &res[0]
 	}
 	if ks.isa == isaAVX512 {
+		if (n == 4 || n == 8) && cols == 2*n {
+			// Rows of 4 or 8 tiles, all their columns: 16/n tile rows
+			// with both their output rows per step (see winoInput).
+			per := 16 / n
+			steps := min(tileRows, outRows/2) / per
+			if n == 4 {
+				winoOutputRows4AVX512(&dst[0], dstStride, &m[0], mStride, ep, rp, steps)
+			} else {
+				winoOutputRows8AVX512(&dst[0], dstStride, &m[0], mStride, ep, rp, steps)
+			}
+			done := steps * per // tile rows
+			if done == tileRows {
+				return
+			}
+			dst, m, tileRows, outRows = dst[2*done*dstStride:], m[done*n:], tileRows-done, outRows-2*done
+			if res != nil {
+				rp = &res[2*done*dstStride]
+			}
+		}
 		winoOutputAVX512(&dst[0], dstStride, outRows, &m[0], mStride, n, cols, ep, rp, tileRows)
 	} else {
 		winoOutputAVX2(&dst[0], dstStride, outRows, &m[0], mStride, n, cols, ep, rp, tileRows)

@@ -20,8 +20,13 @@ func TestWinogradTransforms(t *testing.T) {
 func testWinogradTransforms(t *testing.T) {
 	ks := activeSet()
 	r := rand.New(rand.NewPCG(41, 42))
-	for n := 1; n <= 40; n++ {
-		tileRows := 1 + n%3
+	for k := 1; k <= 50; k++ {
+		// Rows of 1 to 40 tiles, then of 4 and 8 (a whole number of
+		// AVX-512's steps of 16/n tile rows, and more) by 4 to 8 rows.
+		n, tileRows := k, 1+k%3
+		if k > 40 {
+			n, tileRows = 4+4*(k%2), 4+(k-41)/2
+		}
 		hw := n + 1
 		// Input: 2·tileRows+2 padded rows (even, odd halves) and slack.
 		src := randSlice(r, (2*tileRows+2)*2*hw+64)
