@@ -469,12 +469,14 @@ func winogradFile() {
 	p("GLOBL winoMask<>(SB), RODATA|NOPTR, $64")
 	winoInput(16)
 	winoInput(8)
-	winoInputRows(4)
-	winoInputRows(8)
+	winoInputRows(16, 4)
+	winoInputRows(16, 8)
+	winoInputRows(8, 4)
 	winoOutput(16)
 	winoOutput(8)
-	winoOutputRows(4)
-	winoOutputRows(8)
+	winoOutputRows(16, 4)
+	winoOutputRows(16, 8)
+	winoOutputRows(8, 4)
 	deinterleave(16)
 	deinterleave(8)
 }
@@ -595,18 +597,21 @@ func winoInput(w int) {
 	p("\tRET")
 }
 
-// winoInputRows emits the AVX-512 input transform of rows of n = 4 or 8
-// tiles, 16/n tile rows per step (a step's 16 tiles are consecutive in V),
-// steps steps: winoInputAVX512's arithmetic on vectors whose lane groups
-// of n come from successive tile rows, loaded by inserts, instead of 16
-// lanes of which n are used. Registers as in winoInput(16); SI, R10–R12
-// the step's first four padded rows, AX, R14 and R15 the same rows of its
-// later tile rows (two padded rows, 4hw values, apart).
-func winoInputRows(n int) {
-	per := 16 / n
+// winoInputRows emits the input transform of rows of n tiles, n = 4 or 8
+// (AVX-512, w = 16) or 4 (AVX2, w = 8), w/n tile rows per step (a step's w
+// tiles are consecutive in V), steps steps: winoInput(w)'s arithmetic on
+// vectors whose lane groups of n come from successive tile rows, loaded by
+// inserts, instead of w lanes of which n are used. Registers as in
+// winoInput(w); SI, R10–R12 the step's first four padded rows, AX, R14
+// and R15 the same rows of its later tile rows (two padded rows, 4hw
+// values, apart).
+func winoInputRows(w, n int) {
+	name, z := isaName(w)
+	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	per := w / n
 	p("")
-	p("// func winoInputRows%dAVX512(v *float32, vStride int, src *float32, hw int, steps int)", n)
-	p("TEXT ·winoInputRows%dAVX512(SB), NOSPLIT, $0-40", n)
+	p("// func winoInputRows%d%s(v *float32, vStride int, src *float32, hw int, steps int)", n, name)
+	p("TEXT ·winoInputRows%d%s(SB), NOSPLIT, $0-40", n, name)
 	p("\tMOVQ vStride+8(FP), R8")
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ hw+24(FP), R9")
@@ -621,11 +626,17 @@ func winoInputRows(n int) {
 	p("\tLEAQ (R11)(R9*2), R12")
 	p("loop:")
 	half, ins := "Y", "VINSERTF32X8"
-	if n == 4 {
+	switch {
+	case w == 8:
+		half, ins = "X", "VINSERTF128"
+	case n == 4:
 		half, ins = "X", "VINSERTF32X4"
 	}
 	later := []string{"AX", "R14", "R15"}
-	for i, r := range []string{"SI", "R10", "R11", "R12"} {
+	rows := []string{"SI", "R10", "R11", "R12"}
+	// load loads the 4 vectors of padded row r (even, odd, even and odd
+	// one tile further) into registers base…base+3.
+	load := func(r string, base int) {
 		// Tile row g of the step reads this padded row 2g rows further.
 		for g := 1; g < per; g++ {
 			switch g {
@@ -638,33 +649,55 @@ func winoInputRows(n int) {
 			}
 		}
 		for j, off := range []string{"(%s)", "(%s)(R9*1)", "4(%s)", "4(%s)(R9*1)"} {
-			z := 4*i + j
-			p("\tVMOVUPS "+off+", %s%d", r, half, z)
+			p("\tVMOVUPS "+off+", %s%d", r, half, base+j)
 			for g := 1; g < per; g++ {
-				p("\t%s $%d, "+off+", Z%d, Z%d", ins, g, later[g-1], z, z)
+				p("\t%s $%d, "+off+", %s, %s", ins, g, later[g-1], v(base+j), v(base+j))
 			}
 		}
 	}
-	for i, t := range winoT {
-		for j := 0; j < 4; j++ {
-			vop(t.op, fmt.Sprintf("Z%d", 4*t.a+j), fmt.Sprintf("Z%d", 4*t.b+j), fmt.Sprintf("Z%d", 16+4*i+j))
+	if w == 16 {
+		for i, r := range rows {
+			load(r, 4*i)
+		}
+		for i, t := range winoT {
+			for j := 0; j < 4; j++ {
+				vop(t.op, v(4*t.a+j), v(4*t.b+j), v(16+4*i+j))
+			}
+		}
+		for i := 0; i < 4; i++ {
+			for b, t := range winoT {
+				vop(t.op, v(16+4*i+t.a), v(16+4*i+t.b), v(4*i+b))
+			}
+		}
+		p("\tMOVQ DI, BX")
+		for x := 0; x < 16; x++ {
+			if x > 0 {
+				p("\tADDQ R8, BX")
+			}
+			p("\tVMOVUPS %s, (BX)", v(x))
+		}
+	} else {
+		p("\tMOVQ DI, BX")
+		for i, t := range winoT {
+			load(rows[t.a], 0)
+			load(rows[t.b], 4)
+			for j := 0; j < 4; j++ {
+				vop(t.op, v(j), v(4+j), v(8+j))
+			}
+			for b, u := range winoT {
+				vop(u.op, v(8+u.a), v(8+u.b), v(12+b))
+			}
+			for b := 0; b < 4; b++ {
+				if i > 0 || b > 0 {
+					p("\tADDQ R8, BX")
+				}
+				p("\tVMOVUPS %s, (BX)", v(12+b))
+			}
 		}
 	}
-	for i := 0; i < 4; i++ {
-		for b, t := range winoT {
-			vop(t.op, fmt.Sprintf("Z%d", 16+4*i+t.a), fmt.Sprintf("Z%d", 16+4*i+t.b), fmt.Sprintf("Z%d", 4*i+b))
-		}
-	}
-	p("\tMOVQ DI, BX")
-	for x := 0; x < 16; x++ {
-		if x > 0 {
-			p("\tADDQ R8, BX")
-		}
-		p("\tVMOVUPS Z%d, (BX)", x)
-	}
-	p("\tADDQ $64, DI")
-	// Next step: 16/n tile rows, 2·16/n padded rows (4hw·16/n values) further.
-	for _, r := range []string{"SI", "R10", "R11", "R12"} {
+	p("\tADDQ $%d, DI", 4*w)
+	// Next step: w/n tile rows, 2w/n padded rows (4hw·w/n values) further.
+	for _, r := range rows {
 		for k := 0; k < per/2; k++ {
 			p("\tLEAQ (%s)(R9*8), %s", r, r)
 		}
@@ -798,16 +831,8 @@ func winoOutputStep(w int, masked bool) {
 			p("\tJLT next")
 		}
 		winoOutputRow(z, r)
-		if w == 16 {
-			p("\tVMOVDQU32 winoIlv<>+0(SB), Z2")
-			p("\tVPERMI2PS Z1, Z0, Z2")
-			p("\tVMOVDQU32 winoIlv<>+64(SB), Z3")
-			p("\tVPERMI2PS Z1, Z0, Z3")
-		} else {
-			p("\tVUNPCKLPS Y1, Y0, Y13")
-			p("\tVUNPCKHPS Y1, Y0, Y14")
-			p("\tVPERM2F128 $0x20, Y14, Y13, Y2")
-			p("\tVPERM2F128 $0x31, Y14, Y13, Y3")
+		winoInterleave(w)
+		if w == 8 {
 			for k := 0; masked && k < 2; k++ {
 				p("\tMOVQ DX, AX")
 				if k == 1 {
@@ -909,6 +934,23 @@ func winoOutputRow(z string, r int) {
 	vop("ADD", v(1), v(12), v(1))
 }
 
+// winoInterleave emits the interleaving of the even (V0) and odd (V1)
+// columns of an output row into its first w columns (V2) and the next w
+// (V3).
+func winoInterleave(w int) {
+	if w == 16 {
+		p("\tVMOVDQU32 winoIlv<>+0(SB), Z2")
+		p("\tVPERMI2PS Z1, Z0, Z2")
+		p("\tVMOVDQU32 winoIlv<>+64(SB), Z3")
+		p("\tVPERMI2PS Z1, Z0, Z3")
+		return
+	}
+	p("\tVUNPCKLPS Y1, Y0, Y13")
+	p("\tVUNPCKHPS Y1, Y0, Y14")
+	p("\tVPERM2F128 $0x20, Y14, Y13, Y2")
+	p("\tVPERM2F128 $0x31, Y14, Y13, Y3")
+}
+
 // winoOutputAct emits the activation of the output transform on V2 and V3
 // (z the register prefix), as the GEMM epilogue (operand order included):
 // the flags and bounds of the winoEpilogue at R10, AX and V0, V1, V13
@@ -940,24 +982,28 @@ func winoOutputAct(z, sfx string) {
 	p("noleaky%s:", sfx)
 }
 
-// winoOutputRows emits the AVX-512 output transform of rows of n = 4 or 8
-// tiles, 16/n tile rows per step, steps steps, every output row and column
-// written (2n columns, 2 rows per tile row): winoOutputAVX512's arithmetic
-// on vectors whose lane groups of n come from successive tile rows (their
-// 16 tiles consecutive in M), the interleaved rows stored (and the
-// residual loaded) by halves (n = 4) or whole (n = 8) to their own rows.
-func winoOutputRows(n int) {
-	per := 16 / n
+// winoOutputRows emits the output transform of rows of n tiles, n = 4 or
+// 8 (AVX-512, w = 16) or 4 (AVX2, w = 8), w/n tile rows per step, steps
+// steps, every output row and column written (2n columns, 2 rows per tile
+// row): winoOutput(w)'s arithmetic on vectors whose lane groups of n come
+// from successive tile rows (their w tiles consecutive in M), each
+// interleaved output row (2w columns: V2, then V3) stored, and the
+// residual loaded, whole (two tile rows per step) or by halves (four) to
+// and from its own row.
+func winoOutputRows(w, n int) {
+	name, z := isaName(w)
+	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	per := w / n
 	p("")
-	p("// func winoOutputRows%dAVX512(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int)", n)
-	p("TEXT ·winoOutputRows%dAVX512(SB), NOSPLIT, $0-56", n)
+	p("// func winoOutputRows%d%s(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int)", n, name)
+	p("TEXT ·winoOutputRows%d%s(SB), NOSPLIT, $0-56", n, name)
 	p("\tMOVQ dstStride+8(FP), R8")
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ mStride+24(FP), R9")
 	p("\tSHLQ $2, R9")
 	p("\tLEAQ (R9)(R9*2), R13 // 3·mStride")
 	p("\tMOVQ ep+32(FP), R10")
-	p("\tVBROADCASTSS 8(R10), Z12")
+	p("\tVBROADCASTSS 8(R10), %s", v(12))
 	p("\tMOVQ dst+0(FP), DI")
 	p("\tMOVQ m+16(FP), SI")
 	p("\tMOVQ res+40(FP), R11")
@@ -965,15 +1011,13 @@ func winoOutputRows(n int) {
 	p("\tTESTQ CX, CX")
 	p("\tJLE done")
 	p("loop:")
-	winoOutputCols("Z")
+	winoOutputCols(z)
 	for r := 0; r < 2; r++ {
-		winoOutputRow("Z", r)
-		p("\tVMOVDQU32 winoIlv<>+0(SB), Z2")
-		p("\tVPERMI2PS Z1, Z0, Z2")
-		p("\tVMOVDQU32 winoIlv<>+64(SB), Z3")
-		p("\tVPERMI2PS Z1, Z0, Z3")
-		// Z2 holds output row r of the step's tile rows 0 (and 1, n = 4),
-		// Z3 of the next ones: rows r, r+2, r+4, r+6 from BX.
+		winoOutputRow(z, r)
+		winoInterleave(w)
+		// V2 holds output row r of the step's first tile row (and the
+		// second's, four per step), V3 of the next: rows r, r+2 (r+4,
+		// r+6) from BX.
 		p("\tTESTQ R11, R11")
 		p("\tJEQ nores%d", r)
 		if r == 0 {
@@ -981,9 +1025,9 @@ func winoOutputRows(n int) {
 		} else {
 			p("\tLEAQ (R11)(R8*1), BX")
 		}
-		if n == 8 {
-			p("\tVADDPS (BX), Z2, Z2")
-			p("\tVADDPS (BX)(R8*2), Z3, Z3")
+		if per == 2 {
+			p("\tVADDPS (BX), %s, %s", v(2), v(2))
+			p("\tVADDPS (BX)(R8*2), %s, %s", v(3), v(3))
 		} else {
 			p("\tLEAQ (BX)(R8*4), R14")
 			p("\tVMOVUPS (BX), Y13")
@@ -994,15 +1038,15 @@ func winoOutputRows(n int) {
 			p("\tVADDPS Z13, Z3, Z3")
 		}
 		p("nores%d:", r)
-		winoOutputAct("Z", fmt.Sprint(r))
+		winoOutputAct(z, fmt.Sprint(r))
 		if r == 0 {
 			p("\tMOVQ DI, BX")
 		} else {
 			p("\tLEAQ (DI)(R8*1), BX")
 		}
-		if n == 8 {
-			p("\tVMOVUPS Z2, (BX)")
-			p("\tVMOVUPS Z3, (BX)(R8*2)")
+		if per == 2 {
+			p("\tVMOVUPS %s, (BX)", v(2))
+			p("\tVMOVUPS %s, (BX)(R8*2)", v(3))
 		} else {
 			p("\tLEAQ (BX)(R8*4), R14")
 			p("\tVMOVUPS Y2, (BX)")
@@ -1011,8 +1055,8 @@ func winoOutputRows(n int) {
 			p("\tVEXTRACTF32X8 $1, Z3, (R14)(R8*2)")
 		}
 	}
-	// Next step: 16 tiles in M, 2·16/n output rows in dst and res.
-	p("\tADDQ $64, SI")
+	// Next step: w tiles in M, 2w/n output rows in dst and res.
+	p("\tADDQ $%d, SI", 4*w)
 	p("\tLEAQ (R8)(R8*1), AX")
 	p("\tIMULQ $%d, AX", per)
 	p("\tADDQ AX, DI")
@@ -1029,7 +1073,7 @@ func winoOutputRows(n int) {
 
 // deinterleave emits a copy of rows rows of 2n (+1 when odd is 1) values
 // splitting even and odd positions: w pairs per step, then the remaining
-// pairs (AVX-512: in one masked step; AVX2: one by one), then the odd
+// pairs (AVX-512: in one masked step; AVX2: two at a time), then the odd
 // last value (to a).
 func deinterleave(w int) {
 	name, z := isaName(w)
@@ -1111,6 +1155,23 @@ func deinterleave(w int) {
 		p("\tLEAQ (SI)(CX*8), SI")
 		p("\tLEAQ (DI)(CX*4), DI")
 		p("\tJMP last")
+	} else {
+		// Two pairs at a time in the low 128 bits (VMASKMOVPS, which
+		// would take all 1–7 at once, is slower than the scalar loop on
+		// AMD Zen 4), the last one alone.
+		p("\tCMPQ CX, $2")
+		p("\tJLT one")
+		p("\tVMOVUPS (SI), X0")
+		p("\tVSHUFPS $0x88, X0, X0, X2")
+		p("\tVSHUFPS $0xdd, X0, X0, X3")
+		p("\tVMOVLPS X2, (DI)")
+		p("\tVMOVLPS X3, (DX)")
+		p("\tADDQ $16, SI")
+		p("\tADDQ $8, DI")
+		p("\tADDQ $8, DX")
+		p("\tSUBQ $2, CX")
+		p("\tJMP pairs")
+		p("one:")
 	}
 	p("\tVMOVSS (SI), X4")
 	p("\tVMOVSS X4, (DI)")

@@ -264,6 +264,12 @@ func winoOutputRows4AVX512(dst *float32, dstStride int, m *float32, mStride int,
 func winoOutputRows8AVX512(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int)
 
 //go:noescape
+func winoInputRows4AVX2(v *float32, vStride int, src *float32, hw int, steps int)
+
+//go:noescape
+func winoOutputRows4AVX2(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int)
+
+//go:noescape
 func deinterleaveAVX512(a, b, src *float32, n, rows, srcStride, dstStride, odd int)
 
 //go:noescape

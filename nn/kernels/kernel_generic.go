@@ -52,6 +52,12 @@ func winoOutputRows4AVX512(dst *float32, dstStride int, m *float32, mStride int,
 func winoOutputRows8AVX512(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int) {
 	panic("kernels: no assembly")
 }
+func winoInputRows4AVX2(v *float32, vStride int, src *float32, hw int, steps int) {
+	panic("kernels: no assembly")
+}
+func winoOutputRows4AVX2(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int) {
+	panic("kernels: no assembly")
+}
 func deinterleaveAVX512(a, b, src *float32, n, rows, srcStride, dstStride, odd int) {
 	panic("kernels: no assembly")
 }

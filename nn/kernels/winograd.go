@@ -424,12 +424,13 @@ type winoPool struct {
 // padded rows further); V[ξ] of tile t (counted over the rows) goes to
 // v[ξ·vStride + t].
 //
-// The AVX-512 transforms compute 16 tiles per step, one lane each, along a
-// row of tiles. On rows of 4 or 8 tiles (images 8 or 16 wide: ResNet-20's
-// last two stages) a step used to cover one row, 4 or 8 of its 16 lanes
-// used; winoInputRows{4,8}AVX512 and winoOutputRows{4,8}AVX512 cover 16/n
-// rows per step instead, each lane group loaded from (and stored to) its
-// own row, with the same arithmetic: bit-identical results. One thread,
+// The vector transforms compute w tiles per step (16 for AVX-512, 8 for
+// AVX2), one lane each, along a row of tiles. On rows of 4 tiles (images 8
+// wide: ResNet-20's last stage), or 8 with AVX-512 (16 wide), a step used
+// to cover one row, leaving lanes unused; winoInputRows* and
+// winoOutputRows* cover w/n rows per step instead, each lane group loaded
+// from (and stored to) its own row, with the same arithmetic:
+// bit-identical results. AVX-512, one thread,
 // AMD EPYC Zen 4: the input transform of an 8×8 layer of 64 channels 4.6 →
 // 1.6 µs, its output transform 3.5 → 1.3 µs; of a 16×16 layer of 32
 // channels 3.9 → 1.9 and 3.2 → 1.75 µs; ResNet-20 at batch 1 on two
@@ -448,22 +449,25 @@ func winoInput(ks *kernelSet, v []float32, vStride int, src []float32, hw, n, ti
 	last := (tileRows - 1) * n
 	_ = v[15*vStride+last+roundUp(n, w)-1]
 	_ = src[2*(tileRows-1)*2*hw+7*hw+roundUp(n, w)]
-	if ks.isa == isaAVX512 {
-		if n == 4 || n == 8 {
-			// Rows of 4 or 8 tiles (images of 8 or 16 columns): 16/n
-			// rows per step, every lane used (see above).
-			per := 16 / n
-			steps := tileRows / per
-			if n == 4 {
-				winoInputRows4AVX512(&v[0], vStride, &src[0], hw, steps)
-			} else {
-				winoInputRows8AVX512(&v[0], vStride, &src[0], hw, steps)
-			}
-			if tileRows%per == 0 {
-				return
-			}
-			v, src, tileRows = v[16*steps:], src[steps*per*4*hw:], tileRows%per
+	if n == 4 || n == 8 && w == 16 {
+		// Rows of 4 (or, AVX-512, 8) tiles: w/n rows per step, every
+		// lane used (see above).
+		per := w / n
+		steps := tileRows / per
+		switch {
+		case w == 8:
+			winoInputRows4AVX2(&v[0], vStride, &src[0], hw, steps)
+		case n == 4:
+			winoInputRows4AVX512(&v[0], vStride, &src[0], hw, steps)
+		default:
+			winoInputRows8AVX512(&v[0], vStride, &src[0], hw, steps)
 		}
+		if tileRows%per == 0 {
+			return
+		}
+		v, src, tileRows = v[w*steps:], src[steps*per*4*hw:], tileRows%per
+	}
+	if ks.isa == isaAVX512 {
 		winoInputAVX512(&v[0], vStride, &src[0], hw, n, tileRows)
 	} else {
 		winoInputAVX2(&v[0], vStride, &src[0], hw, n, tileRows)
@@ -519,26 +523,29 @@ func winoOutput(ks *kernelSet, dst []float32, dstStride, outRows int, m []float3
 		_ = res[(outRows-1)*dstStride+cols-1]
 		rp = &res[0]
 	}
-	if ks.isa == isaAVX512 {
-		if (n == 4 || n == 8) && cols == 2*n {
-			// Rows of 4 or 8 tiles, all their columns: 16/n tile rows
-			// with both their output rows per step (see winoInput).
-			per := 16 / n
-			steps := min(tileRows, outRows/2) / per
-			if n == 4 {
-				winoOutputRows4AVX512(&dst[0], dstStride, &m[0], mStride, ep, rp, steps)
-			} else {
-				winoOutputRows8AVX512(&dst[0], dstStride, &m[0], mStride, ep, rp, steps)
-			}
-			done := steps * per // tile rows
-			if done == tileRows {
-				return
-			}
-			dst, m, tileRows, outRows = dst[2*done*dstStride:], m[done*n:], tileRows-done, outRows-2*done
-			if res != nil {
-				rp = &res[2*done*dstStride]
-			}
+	if (n == 4 || n == 8 && w == 16) && cols == 2*n {
+		// Rows of 4 (or, AVX-512, 8) tiles, all their columns: w/n tile
+		// rows with both their output rows per step (see winoInput).
+		per := w / n
+		steps := min(tileRows, outRows/2) / per
+		switch {
+		case w == 8:
+			winoOutputRows4AVX2(&dst[0], dstStride, &m[0], mStride, ep, rp, steps)
+		case n == 4:
+			winoOutputRows4AVX512(&dst[0], dstStride, &m[0], mStride, ep, rp, steps)
+		default:
+			winoOutputRows8AVX512(&dst[0], dstStride, &m[0], mStride, ep, rp, steps)
 		}
+		done := steps * per // tile rows
+		if done == tileRows {
+			return
+		}
+		dst, m, tileRows, outRows = dst[2*done*dstStride:], m[done*n:], tileRows-done, outRows-2*done
+		if res != nil {
+			rp = &res[2*done*dstStride]
+		}
+	}
+	if ks.isa == isaAVX512 {
 		winoOutputAVX512(&dst[0], dstStride, outRows, &m[0], mStride, n, cols, ep, rp, tileRows)
 	} else {
 		winoOutputAVX2(&dst[0], dstStride, outRows, &m[0], mStride, n, cols, ep, rp, tileRows)
