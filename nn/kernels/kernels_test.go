@@ -335,7 +335,8 @@ var modelShapes = []struct {
 	{"yolo/conv8", ConvShape{InC: 1024, InH: 13, InW: 13, OutC: 256, KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1, Groups: 1}},
 	{"yolo/head13", ConvShape{InC: 512, InH: 13, InW: 13, OutC: 255, KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1, Groups: 1}},
 	// The model zoo's patch embeddings (kernel = stride; from stride 8
-	// padInput splits whole rows into their phases by a transpose), and
+	// padInput splits whole rows into their phases by a transpose, from
+	// 8 patches a row straight into the phase planes), and
 	// patch shapes whose rows do not split evenly (a width past the last
 	// patch), with stride 3 or 8.
 	{"vit/patch16", ConvShape{InC: 3, InH: 224, InW: 224, OutC: 96, KH: 16, KW: 16, StrideH: 16, StrideW: 16, DilH: 1, DilW: 1, Groups: 1}},
@@ -344,6 +345,10 @@ var modelShapes = []struct {
 	{"patch3", ConvShape{InC: 2, InH: 27, InW: 33, OutC: 9, KH: 3, KW: 3, StrideH: 3, StrideW: 3, DilH: 1, DilW: 1, Groups: 1}},
 	{"patch8-uneven", ConvShape{InC: 3, InH: 40, InW: 70, OutC: 10, KH: 8, KW: 8, StrideH: 8, StrideW: 8, DilH: 1, DilW: 1, Groups: 1}},
 	{"patch8", ConvShape{InC: 2, InH: 24, InW: 72, OutC: 5, KH: 8, KW: 8, StrideH: 8, StrideW: 8, DilH: 1, DilW: 1, Groups: 1}},
+	// Rows of 8 and of 17 patches: one strip of 8, three (the last
+	// overlapping the second).
+	{"patch16-8", ConvShape{InC: 2, InH: 32, InW: 128, OutC: 6, KH: 16, KW: 16, StrideH: 16, StrideW: 16, DilH: 1, DilW: 1, Groups: 1}},
+	{"patch8-17", ConvShape{InC: 3, InH: 16, InW: 136, OutC: 4, KH: 8, KW: 8, StrideH: 8, StrideW: 8, DilH: 1, DilW: 1, Groups: 1}},
 }
 
 // TestConvModelShapes checks the real layer shapes (big ones skipped in
