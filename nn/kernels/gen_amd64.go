@@ -540,6 +540,31 @@ func winoInput(w int) {
 		p("\tVMOVUPS 4(%s), %s", r, v(base+2))
 		p("\tVMOVUPS 4(%s)(R9*1), %s", r, v(base+3))
 	}
+	winoInputStep(w, rows, load)
+	for _, r := range append(rows, "DI") {
+		p("\tADDQ $%d, %s", 4*w, r)
+	}
+	p("\tSUBQ $%d, CX", w)
+	p("\tJGT loop")
+	// Next tile row: n values further in V, two padded rows (4hw) further in src.
+	p("\tLEAQ (DX*4), AX")
+	p("\tADDQ AX, 0(SP)")
+	p("\tLEAQ (R9*4), AX")
+	p("\tADDQ AX, 8(SP)")
+	p("\tDECQ R13")
+	p("\tJGT row")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// winoInputStep emits the transform of one step of winoInput(w) and
+// winoInputRows(w, n) from the padded rows held in rows, whose 4 vectors
+// (even, odd, even and odd one tile further) load(r, base) loads into
+// registers base…base+3, and its stores to V (DI, row stride R8).
+func winoInputStep(w int, rows []string, load func(r string, base int)) {
+	_, z := isaName(w)
+	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
 	if w == 16 {
 		for i, r := range rows {
 			load(r, 4*i)
@@ -580,21 +605,6 @@ func winoInput(w int) {
 			}
 		}
 	}
-	for _, r := range append(rows, "DI") {
-		p("\tADDQ $%d, %s", 4*w, r)
-	}
-	p("\tSUBQ $%d, CX", w)
-	p("\tJGT loop")
-	// Next tile row: n values further in V, two padded rows (4hw) further in src.
-	p("\tLEAQ (DX*4), AX")
-	p("\tADDQ AX, 0(SP)")
-	p("\tLEAQ (R9*4), AX")
-	p("\tADDQ AX, 8(SP)")
-	p("\tDECQ R13")
-	p("\tJGT row")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
 }
 
 // winoInputRows emits the input transform of rows of n tiles, n = 4 or 8
@@ -655,46 +665,7 @@ func winoInputRows(w, n int) {
 			}
 		}
 	}
-	if w == 16 {
-		for i, r := range rows {
-			load(r, 4*i)
-		}
-		for i, t := range winoT {
-			for j := 0; j < 4; j++ {
-				vop(t.op, v(4*t.a+j), v(4*t.b+j), v(16+4*i+j))
-			}
-		}
-		for i := 0; i < 4; i++ {
-			for b, t := range winoT {
-				vop(t.op, v(16+4*i+t.a), v(16+4*i+t.b), v(4*i+b))
-			}
-		}
-		p("\tMOVQ DI, BX")
-		for x := 0; x < 16; x++ {
-			if x > 0 {
-				p("\tADDQ R8, BX")
-			}
-			p("\tVMOVUPS %s, (BX)", v(x))
-		}
-	} else {
-		p("\tMOVQ DI, BX")
-		for i, t := range winoT {
-			load(rows[t.a], 0)
-			load(rows[t.b], 4)
-			for j := 0; j < 4; j++ {
-				vop(t.op, v(j), v(4+j), v(8+j))
-			}
-			for b, u := range winoT {
-				vop(u.op, v(8+u.a), v(8+u.b), v(12+b))
-			}
-			for b := 0; b < 4; b++ {
-				if i > 0 || b > 0 {
-					p("\tADDQ R8, BX")
-				}
-				p("\tVMOVUPS %s, (BX)", v(12+b))
-			}
-		}
-	}
+	winoInputStep(w, rows, load)
 	p("\tADDQ $%d, DI", 4*w)
 	// Next step: w/n tile rows, 2w/n padded rows (4hw·w/n values) further.
 	for _, r := range rows {
