@@ -152,12 +152,22 @@ func TestModuleErrors(t *testing.T) {
 		{"unknown entry", ".version 6.0\n.target sm_70\n.visible .entry nope(\n.param .align 8 .b8 nope_param_0[8]\n)", ErrInvalidPTX, "nope has no host kernel"},
 		{"parameter size", ".version 6.0\n.target sm_70\n.visible .entry unary(\n.param .align 8 .b8 unary_param_0[24]\n)", ErrInvalidPTX, "24 parameter bytes, its host kernel 32"},
 	} {
-		_, err := d.loadModule(c.name+".ptx", []byte(c.ptx))
+		// Inside do, as the device's own calls: the driver's current
+		// context is per OS thread, and the goroutine may move between
+		// threads (the test failed so in one make test run).
+		err := d.do(func() error {
+			_, err := d.loadModule(c.name+".ptx", []byte(c.ptx))
+			return err
+		})
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.log) || !strings.Contains(err.Error(), "cuModuleLoadDataEx ("+c.name+".ptx") {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
-	if _, err := d.function("no_such_kernel"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no_such_kernel") {
+	err := d.do(func() error {
+		_, err := d.function("no_such_kernel")
+		return err
+	})
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no_such_kernel") {
 		t.Errorf("unknown function: %v", err)
 	}
 }
