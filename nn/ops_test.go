@@ -289,6 +289,7 @@ func TestOperators(t *testing.T) {
 		{"AveragePool include pad", 11, ot.Node{Op: "AveragePool", Attrs: []ot.Attr{ot.Ints("kernel_shape", 2, 2), ot.Ints("strides", 2, 2), ot.Ints("pads", 1, 1, 1, 1), ot.Int("count_include_pad", 1)}},
 			nil, []int{1, 1, 4, 4}, x16, []float32{0, 0.75, 0.75, 3, 7.5, 4.5, 3, 6.75, 3.75}, []int{1, 1, 3, 3}},
 		{"GlobalAveragePool", 11, ot.Node{Op: "GlobalAveragePool"}, nil, []int{1, 2, 2, 2}, []float32{1, 2, 3, 4, 5, 6, 7, 8}, []float32{2.5, 6.5}, []int{1, 2, 1, 1}},
+		{"GlobalAveragePool 5 planes", 11, ot.Node{Op: "GlobalAveragePool"}, nil, []int{1, 5, 1, 3}, x16[1:16], []float32{2, 5, 8, 11, 14}, []int{1, 5, 1, 1}},
 		{"Slice negative step", 11, ot.Node{Op: "Slice", In: []string{"x", "st", "en", "ax", "sp"}},
 			[]ot.Tensor{ot.I64("st", []int64{1}, -1), ot.I64("en", []int64{1}, math.MinInt64), ot.I64("ax", []int64{1}, 1), ot.I64("sp", []int64{1}, -2)},
 			[]int{2, 5}, []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, []float32{4, 2, 0, 9, 7, 5}, []int{2, 3}},
