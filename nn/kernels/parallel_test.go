@@ -96,17 +96,19 @@ func TestScratchApart(t *testing.T) {
 		t.Fatalf("growFloats(nil, 100): len %d cap %d, want 100 and 100", len(b), cap(b))
 	}
 	r := rand.New(rand.NewPCG(1, 2))
+	// The strategies forced: refkernels builds would choose the reference.
 	for _, tc := range []struct {
-		name string
-		s    ConvShape
-		bufs func(call *convCall) [][]float32
+		name  string
+		s     ConvShape
+		strat strategy
+		bufs  func(call *convCall) [][]float32
 	}{
-		{"winograd", conv3(16, 16, 32, 1), func(call *convCall) [][]float32 { return call.pads }},
-		{"winograd-groups", conv3(64, 64, 8, 1), func(call *convCall) [][]float32 { return call.pads }},
-		{"bands", conv3(16, 32, 32, 2), func(call *convCall) [][]float32 { return call.bandBufs }},
+		{"winograd", conv3(16, 16, 32, 1), stratWinograd, func(call *convCall) [][]float32 { return call.pads }},
+		{"winograd-groups", conv3(64, 64, 8, 1), stratWinograd, func(call *convCall) [][]float32 { return call.pads }},
+		{"bands", conv3(16, 32, 32, 2), stratShifted, func(call *convCall) [][]float32 { return call.bandBufs }},
 	} {
 		s := tc.s
-		c, err := NewConv(s, randSlice(r, s.OutC*s.InC*9), randSlice(r, s.OutC), Activation{Kind: ActRelu})
+		c, err := newConv(s, randSlice(r, s.OutC*s.InC*9), randSlice(r, s.OutC), Activation{Kind: ActRelu}, tc.strat)
 		if err != nil {
 			t.Fatal(err)
 		}
