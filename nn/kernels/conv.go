@@ -553,6 +553,13 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1, r0, r1, ph int) {
 	var buf [transposeRowMax]float32
 	even := sw >= 8 && s.PadLeft == 0 && s.InW == sw*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
 	strips := even && sw%8 == 0 && c.wph >= 8 && c.ks.isa != isaGeneric
+	// Stride 4 on such rows (ConvNeXt's 4×4 patchify stem): deinterleave
+	// twice, the row into its even and odd columns (phases 0 and 2, 1 and
+	// 3, interleaved), then each of those into its two phases' planes,
+	// instead of the strided loop per phase: ConvNeXt's 3×224×224 input
+	// 111–129 → 30–43 µs on one thread (AMD EPYC Zen 4; the whole model's
+	// change within the noise of its 4 ms).
+	quad := sw == 4 && s.PadLeft == 0 && s.InW == 4*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
 	for ch := ch0; ch < ch1; ch++ {
 		for y := y0; y < y1; y++ {
 			row := y + s.PadTop
@@ -576,6 +583,14 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1, r0, r1, ph int) {
 						break
 					}
 				}
+				continue
+			}
+			if quad {
+				half := 2 * c.wph
+				t := buf[:s.InW]
+				deinterleave(c.ks, t[:half], t[half:], src, s.InW, 1, s.InW, half)
+				deinterleave(c.ks, pad[base:], pad[base+2*plane:], t[:half], half, 1, half, c.wph)
+				deinterleave(c.ks, pad[base+plane:], pad[base+3*plane:], t[half:], half, 1, half, c.wph)
 				continue
 			}
 			if even {
