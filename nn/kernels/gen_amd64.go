@@ -279,8 +279,8 @@ func gemmFile() {
 // avx2Tiles emits the AVX2 set's micro-kernels for tiles full 4-row tiles
 // one below the other (the packed A panels are contiguous, C and the bias
 // advance by 4 rows), so that a column panel of B is swept in one call: a
-// 4×8V tile, V ∈ {1, 2, 3} vectors of 8 columns (4×24 is the arithmetic of
-// kernel_amd64.s's sgemmKernelAVX2, operation for operation), and for
+// 4×8V tile, V ∈ {1, 2, 3} vectors of 8 columns (4×24 also computes the
+// set's single tiles of fewer rows, in a buffer: see gemmAVX2), and for
 // panels whose width is no multiple of 8 the same with the last vector of
 // C loaded and stored under the mask at *mask (VMASKMOVPS: nothing outside
 // the tile is read or written), so that the right-hand panel of a GEMM is

@@ -16,20 +16,13 @@ func detectSets() {
 	avx512Set.ok = avx2Set.ok && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 }
 
-// sgemmKernelAVX2 is kernelGo in AVX2+FMA assembly (kernel_amd64.s).
-//
-//go:noescape
-func sgemmKernelAVX2(k int, a, b *float32, boff *int, c *float32, ldc int, ep *epilogue)
-
-// gemmAVX2 is the avx2 set's gemm.
-func gemmAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols int) {
+// gemmAVX2 is the avx2 set's gemm: a tile of 4 rows by the 4-row tile
+// kernels (gemmTilesAVX2) at its width, one of fewer rows as a whole 4×24
+// tile in a buffer. pf: see kernelSet.gemm.
+func gemmAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols, pf int) {
 	const mr, nr = 4, 24
-	_ = a[k*mr-1]
-	_ = boff[k-1]
-	_ = b[maxOff+nr-1]
-	if rows == mr && cols == nr {
-		_ = c[(mr-1)*ldc+nr-1]
-		sgemmKernelAVX2(k, &a[0], &b[0], &boff[0], &c[0], ldc, ep)
+	if rows == mr {
+		gemmTilesAVX2(k, a, b, boff, maxOff, c, ldc, ep, cols, 1, pf)
 		return
 	}
 	var tile [mr * nr]float32
@@ -38,7 +31,7 @@ func gemmAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc in
 			copy(tile[r*nr:r*nr+cols], c[r*ldc:r*ldc+cols])
 		}
 	}
-	sgemmKernelAVX2(k, &a[0], &b[0], &boff[0], &tile[0], nr, ep)
+	gemmTilesAVX2(k, a, b, boff, maxOff, tile[:], nr, ep, nr, 1, pf)
 	for r := 0; r < rows; r++ {
 		copy(c[r*ldc:r*ldc+cols], tile[r*nr:r*nr+cols])
 	}

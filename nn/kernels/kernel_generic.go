@@ -16,7 +16,7 @@ const hasAsmSets = false
 
 // The assembly sets' loops do not exist in this build; no set selects them.
 
-func gemmAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols int) {
+func gemmAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, ldc int, ep *epilogue, rows, cols, pf int) {
 	panic("kernels: no AVX2 kernels in this build")
 }
 

@@ -54,7 +54,7 @@ func (s *kernelSet) gemm(k int, a []float32, aStride int, b []float32, boff []in
 	case isaAVX512:
 		gemmAVX512(k, a, aStride, b, boff, maxOff, c, ldc, ep, rows, cols, pf)
 	case isaAVX2:
-		gemmAVX2(k, a, b, boff, maxOff, c, ldc, ep, rows, cols)
+		gemmAVX2(k, a, b, boff, maxOff, c, ldc, ep, rows, cols, pf)
 	default:
 		gemmGeneric(k, a, b, boff, c, ldc, ep, rows, cols)
 	}
