@@ -545,13 +545,14 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1, r0, r1, ph int) {
 	// instead of a strided loop per phase (narrower strides have no whole
 	// 8×8 block: the loop is faster). With a stride that is a multiple of
 	// 8 and at least 8 patches a row, transposeStrip8 writes the transpose
-	// straight into the phase planes (plane values apart), in two strips
-	// of 8 patches, the last overlapping the first when wph < 16 (its
-	// overlap written twice, with the same values) instead of through the
+	// straight into the phase planes (plane values apart), in strips of 8
+	// patches, the last at wph − 8 (overlapping the one before when wph is
+	// no multiple of 8: values written twice, the same) instead of through the
 	// buffer and a copy per phase: a ViT /16 patch embedding's 3×224×224
 	// input 134–163 → 22–29 µs on one thread (AMD EPYC Zen 4).
 	var buf [transposeRowMax]float32
-	even := sw >= 8 && s.PadLeft == 0 && s.InW == sw*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
+	whole := s.PadLeft == 0 && s.InW == sw*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
+	even := sw >= 8 && whole
 	strips := even && sw%8 == 0 && c.wph >= 8 && c.ks.isa != isaGeneric
 	// Stride 4 on such rows (ConvNeXt's 4×4 patchify stem): deinterleave
 	// twice, the row into its even and odd columns (phases 0 and 2, 1 and
@@ -559,7 +560,7 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1, r0, r1, ph int) {
 	// instead of the strided loop per phase: ConvNeXt's 3×224×224 input
 	// 111–129 → 30–43 µs on one thread (AMD EPYC Zen 4; the whole model's
 	// change within the noise of its 4 ms).
-	quad := sw == 4 && s.PadLeft == 0 && s.InW == 4*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
+	quad := sw == 4 && whole
 	for ch := ch0; ch < ch1; ch++ {
 		for y := y0; y < y1; y++ {
 			row := y + s.PadTop
