@@ -1,7 +1,9 @@
 // Package data provides the source test cases of adaptive metamorphic
 // testing: images (with a class label or detection ground truth) read from
-// the CIFAR-10 binary format, a COCO instances JSON file with its JPEG
-// folder, or a plain folder of PNG/JPEG images.
+// the CIFAR-10 binary format, the IDX format of MNIST and Fashion-MNIST
+// (grey images, given to the pipeline as RGB with R = G = B), a COCO
+// instances JSON file with its JPEG folder, or a plain folder of PNG/JPEG
+// images.
 //
 // Every format is a [Source]: a random-access, lazily decoded list of
 // [Case] values that is safe for concurrent use. [Order] and [Sampler] give
@@ -87,9 +89,10 @@ type Sizer interface {
 
 // Info describes a data set, for "amt data inspect" and for keying caches.
 type Info struct {
-	// Format is "cifar10", "coco" or "folder".
+	// Format is "cifar10", "idx", "fashion-mnist", "coco" or "folder".
 	Format string
-	// Path is the file (CIFAR-10 binary, COCO JSON) or folder it was read from.
+	// Path is the file (CIFAR-10 binary, IDX images, COCO JSON) or folder
+	// it was read from.
 	Path string
 	// ImageDir is the folder the COCO images are read from ("" otherwise).
 	ImageDir string
@@ -127,16 +130,21 @@ type Class struct {
 // Spec selects and configures a data set; it is what experiment configs
 // hold.
 type Spec struct {
-	// Format is "cifar10", "coco" or "folder"; empty means detect it from
-	// Path (see [DetectFormat]).
+	// Format is "cifar10", "idx", "fashion-mnist" (IDX with Fashion-MNIST's
+	// class names), "coco" or "folder"; empty means detect it from Path
+	// (see [DetectFormat]).
 	Format string `yaml:"format" json:"format"`
-	// Path is the CIFAR-10 binary file, the COCO instances JSON file or the
-	// image folder. A relative path that does not exist relative to the
+	// Path is the CIFAR-10 binary file, the IDX image file, the COCO
+	// instances JSON file or the image folder. A relative path that does not exist relative to the
 	// working directory is looked up in [AssetsDir].
 	Path string `yaml:"path" json:"path"`
 	// Images is the COCO image folder; empty means "next to the JSON file"
 	// (see [OpenCOCO]). Relative paths are resolved like Path.
 	Images string `yaml:"images,omitempty" json:"images,omitempty"`
+	// Labels is an IDX data set's label file; empty means the file named
+	// by [IDXLabelPath] when it exists (else the images are unlabelled).
+	// Relative paths are resolved like Path.
+	Labels string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	// MaxPixels is the image budget: the largest width × height accepted
 	// (checked from each image's header before decoding); 0 means
 	// DefaultMaxPixels. CIFAR-10 images are always 32×32.
@@ -144,12 +152,12 @@ type Spec struct {
 }
 
 // formats lists the supported data set formats.
-var formats = []string{"cifar10", "coco", "folder"}
+var formats = []string{"cifar10", "idx", "fashion-mnist", "coco", "folder"}
 
 // Open opens the data set that spec describes.
 func Open(spec Spec) (Source, error) {
 	if spec.Path == "" {
-		return nil, fmt.Errorf("data: no path given (want a CIFAR-10 .bin file, a COCO instances .json file or an image folder)")
+		return nil, fmt.Errorf("data: no path given (want a CIFAR-10 .bin file, an IDX image file, a COCO instances .json file or an image folder)")
 	}
 	path, err := ResolvePath(spec.Path)
 	if err != nil {
@@ -164,6 +172,14 @@ func Open(spec Spec) (Source, error) {
 	switch format {
 	case "cifar10":
 		return OpenCIFAR10(path)
+	case "idx", "fashion-mnist":
+		labels := spec.Labels
+		if labels != "" {
+			if labels, err = ResolvePath(labels); err != nil {
+				return nil, err
+			}
+		}
+		return OpenIDX(path, labels, format)
 	case "coco":
 		images := spec.Images
 		if images != "" {
@@ -179,7 +195,9 @@ func Open(spec Spec) (Source, error) {
 }
 
 // DetectFormat guesses a data set's format from its path: a folder is
-// "folder", a ".json" file is "coco" and any other file is "cifar10".
+// "folder", a ".json" file is "coco", a file whose name has "idx" or
+// "ubyte" in it and that starts like an IDX file (gzipped or plain) is
+// "idx", and any other file is "cifar10".
 func DetectFormat(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -190,6 +208,10 @@ func DetectFormat(path string) (string, error) {
 		return "folder", nil
 	case strings.EqualFold(filepath.Ext(path), ".json"):
 		return "coco", nil
+	case strings.Contains(filepath.Base(path), "idx") || strings.Contains(filepath.Base(path), "ubyte"):
+		if isIDX(path) {
+			return "idx", nil
+		}
 	}
 	return "cifar10", nil
 }

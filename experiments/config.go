@@ -94,9 +94,10 @@ type Config struct {
 
 // DataConfig is the data set of an experiment.
 type DataConfig struct {
-	Format string // cifar10, coco or folder
+	Format string // cifar10, idx, fashion-mnist, coco or folder
 	Path   string // resolved
 	Images string // COCO image folder (resolved), optional
+	Labels string // IDX label file (resolved), optional
 	Limit  int    // first Limit cases only (0 = all)
 	// MaxPixels is the image budget (data.Spec.MaxPixels); 0 for CIFAR-10.
 	MaxPixels int

@@ -99,20 +99,23 @@ var schema = []key{
 		doc: "online runs the SUT inside the loop, as the paper (RQ3 measures its cost); replay looks the verdicts up in the cached exhaustive sweep (the same choices, seconds per run)"},
 
 	{path: "data", required: true, val: section("a mapping"), doc: "the data set of source images"},
-	{path: "data.format", required: true, val: bind(oneOf(words("cifar10", "coco", "folder")), func(c *Config) *string { return &c.Data.Format }),
+	{path: "data.format", required: true, val: bind(oneOf(words("cifar10", "idx", "fashion-mnist", "coco", "folder")), func(c *Config) *string { return &c.Data.Format }),
 		check: func(c *Config) string {
 			if c.CaseStudy == studyDetection && c.Data.Format != "coco" {
 				return fmt.Sprintf("%q: a detection experiment needs ground-truth boxes, i.e. format coco", c.Data.Format)
 			}
 			return ""
 		},
-		doc: "cifar10 (the official binary records), coco (an instances JSON with its JPEG folder; images without annotations always pass) or folder (PNG/JPEG images sorted by name, unlabelled)"},
+		doc: "cifar10 (the official binary records), idx (MNIST's IDX format, gzipped or plain: grey images, read as RGB with R = G = B, so grayscale is the identity on them), fashion-mnist (idx with Fashion-MNIST's class names; Debian's dataset-fashion-mnist installs the files in /usr/share/datasets/fashion-mnist/), coco (an instances JSON with its JPEG folder; images without annotations always pass) or folder (PNG/JPEG images sorted by name, unlabelled)"},
 	{path: "data.path", required: true, val: bind(filePath(func(c *Config) bool { return c.Data.Format == "folder" }), func(c *Config) *string { return &c.Data.Path }),
-		doc: "the CIFAR-10 .bin file, the COCO instances .json file or the image folder"},
+		doc: "the CIFAR-10 .bin file, the IDX image file (e.g. t10k-images-idx3-ubyte.gz), the COCO instances .json file or the image folder"},
+	{path: "data.labels", only: func(c *Config) bool { return c.Data.Format == "idx" || c.Data.Format == "fashion-mnist" }, onlyDoc: "data.format is idx or fashion-mnist",
+		defDoc: "the image file's name with images-idx3 replaced by labels-idx1, when that file exists (else unlabelled)", val: bind(filePath(nil), func(c *Config) *string { return &c.Data.Labels }),
+		doc: "the IDX label file"},
 	{path: "data.images", only: func(c *Config) bool { return c.Data.Format == "coco" }, onlyDoc: "data.format is coco",
 		defDoc: "the JSON file's folder", val: bind(filePath(func(*Config) bool { return true }), func(c *Config) *string { return &c.Data.Images }),
 		doc: "the COCO image folder"},
-	{path: "data.max_pixels", only: func(c *Config) bool { return c.Data.Format != "cifar10" }, onlyDoc: "data.format is coco or folder",
+	{path: "data.max_pixels", only: func(c *Config) bool { return c.Data.Format == "coco" || c.Data.Format == "folder" }, onlyDoc: "data.format is coco or folder",
 		def: strconv.Itoa(data.DefaultMaxPixels), val: bind(intIn(1, 1<<36), func(c *Config) *int { return &c.Data.MaxPixels }),
 		doc: "the image budget: an image of more pixels (width × height, read from its header before any pixel is decoded) is refused when the data set is opened; the default admits 8K frames and bounds a sweep worker's memory (see the README)"},
 	{path: "data.limit", def: "0", val: bind(intIn(0, math.MaxInt32), func(c *Config) *int { return &c.Data.Limit }),

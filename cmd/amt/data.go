@@ -17,7 +17,7 @@ func cmdData(ctx context.Context, env *cliEnv, args []string) error {
 	usage := func(w io.Writer) {
 		fmt.Fprintln(w, "Usage:")
 		fmt.Fprintln(w, "  amt data fetch cifar10 [-dir DIR] [-url URL] [-md5 HEX]")
-		fmt.Fprintln(w, "  amt data inspect [-format cifar10|coco|folder] [-images DIR] [-check] FILE|DIR")
+		fmt.Fprintln(w, "  amt data inspect [-format cifar10|idx|fashion-mnist|coco|folder] [-images DIR] [-labels FILE] [-check] FILE|DIR")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, `Run "amt data fetch -h" or "amt data inspect -h" for their flags.`)
 	}
@@ -78,9 +78,10 @@ func isTerminal(w io.Writer) bool {
 }
 
 func dataInspect(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "data inspect", "[-format cifar10|coco|folder] [-images DIR] [-check] [-max-pixels N] FILE|DIR")
-	format := fs.String("format", "", "data set format (default: a folder is \"folder\", a .json file \"coco\", any other file \"cifar10\")")
+	fs := newFlagSet(env, "data inspect", "[-format cifar10|idx|fashion-mnist|coco|folder] [-images DIR] [-labels FILE] [-check] [-max-pixels N] FILE|DIR")
+	format := fs.String("format", "", "data set format (default: a folder is \"folder\", a .json file \"coco\", an IDX file (\"idx\" or \"ubyte\" in its name) \"idx\", any other file \"cifar10\")")
 	images := fs.String("images", "", "COCO image folder (default: found next to the JSON file)")
+	labels := fs.String("labels", "", "IDX label file (default: the image file's name with images-idx3 replaced by labels-idx1, when it exists)")
 	check := fs.Bool("check", false, "decode every image and report the ones that fail")
 	maxPixels := fs.Int64("max-pixels", data.DefaultMaxPixels, "the image budget: images of more pixels (width × height) are refused")
 	if err := fs.Parse(args); err != nil {
@@ -90,7 +91,7 @@ func dataInspect(ctx context.Context, env *cliEnv, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("data inspect: want one FILE or DIR, got %d arguments", fs.NArg())
 	}
-	src, err := data.Open(data.Spec{Format: *format, Path: fs.Arg(0), Images: *images, MaxPixels: *maxPixels})
+	src, err := data.Open(data.Spec{Format: *format, Path: fs.Arg(0), Images: *images, Labels: *labels, MaxPixels: *maxPixels})
 	if err != nil {
 		return err
 	}
@@ -112,6 +113,13 @@ func printInfo(w io.Writer, info data.Info) error {
 	case "cifar10":
 		fmt.Fprintf(tw, "records:\t%d (%d×%d RGB)\n", info.Len, info.Width, info.Height)
 		fmt.Fprintf(tw, "classes:\t%d\n", len(info.Classes))
+	case "idx", "fashion-mnist":
+		fmt.Fprintf(tw, "images:\t%d (%d×%d grey, read as RGB with R = G = B: grayscale is the identity on them)\n", info.Len, info.Width, info.Height)
+		if len(info.Classes) == 0 {
+			fmt.Fprintf(tw, "labels:\tnone (no label file)\n")
+		} else {
+			fmt.Fprintf(tw, "classes:\t%d\n", len(info.Classes))
+		}
 	case "coco":
 		fmt.Fprintf(tw, "image folder:\t%s\n", info.ImageDir)
 		fmt.Fprintf(tw, "images:\t%d (%d without annotations)\n", info.Len, info.Unannotated)

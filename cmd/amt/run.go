@@ -82,8 +82,8 @@ func setMaxPixels(cfg *experiments.Config, n int) error {
 		return nil
 	case n < 0:
 		return fmt.Errorf("-max-pixels %d: want at least 1", n)
-	case cfg.Data.Format == "cifar10":
-		return fmt.Errorf("-max-pixels: CIFAR-10 images are 32×32; the budget applies to coco and folder data sets")
+	case cfg.Data.Format != "coco" && cfg.Data.Format != "folder":
+		return fmt.Errorf("-max-pixels: %s images have one size, read from the file; the budget applies to coco and folder data sets", cfg.Data.Format)
 	}
 	cfg.Data.MaxPixels = n
 	return nil
