@@ -40,7 +40,7 @@ func newClassificationStudy(cfg *Config, model *nn.Model, src source) (caseStudy
 	}
 	s := cfg.SUT
 	newClassifier := func() (classifier, error) {
-		return sut.NewClassifier(model.Clone(), sut.ClassifierConfig{Width: s.InputWidth, Height: s.InputHeight, Mean: s.Mean, Std: s.Std, BatchSize: s.BatchSize})
+		return sut.NewClassifier(model.Clone(), sut.ClassifierConfig{Width: s.InputWidth, Height: s.InputHeight, Channels: model.Inputs()[0].Shape[1], Mean: s.Mean, Std: s.Std, BatchSize: s.BatchSize})
 	}
 	if _, err := newClassifier(); err != nil {
 		return nil, cfg.errAt("sut", "%w", err)

@@ -192,10 +192,11 @@ func rgbTriple(positive bool) reader[[3]float64] {
 	if positive {
 		each = "a positive number"
 	}
-	return reader[[3]float64]{want: fmt.Sprintf("a list of 3 numbers (R, G, B), each %s", each), parse: func(p *parser, n *yaml.Node, key string) ([3]float64, error) {
+	want := fmt.Sprintf("a list of 3 numbers (R, G, B), or of 1 (a grey model's channel, or the same for all three), each %s", each)
+	return reader[[3]float64]{want: want, parse: func(p *parser, n *yaml.Node, key string) ([3]float64, error) {
 		var out [3]float64
-		if n.Kind != yaml.SequenceNode || len(n.Content) != 3 {
-			return out, p.errf(n, key, "want a list of 3 numbers (R, G, B), got %s", kindName(n))
+		if n.Kind != yaml.SequenceNode || (len(n.Content) != 3 && len(n.Content) != 1) {
+			return out, p.errf(n, key, "want %s, got %s", want, kindName(n))
 		}
 		for i, c := range n.Content {
 			v, err := strconv.ParseFloat(c.Value, 64)
@@ -203,6 +204,9 @@ func rgbTriple(positive bool) reader[[3]float64] {
 				return out, p.errf(c, key, "%q is not %s", c.Value, each)
 			}
 			out[i] = v
+		}
+		if len(n.Content) == 1 {
+			out[1], out[2] = out[0], out[0]
 		}
 		return out, nil
 	}}

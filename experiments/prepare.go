@@ -92,7 +92,7 @@ func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 // sutKey.
 func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, error) {
 	e := &Experiment{Config: cfg}
-	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images, MaxPixels: int64(cfg.Data.MaxPixels)})
+	src, err := data.Open(data.Spec{Format: cfg.Data.Format, Path: cfg.Data.Path, Images: cfg.Data.Images, Labels: cfg.Data.Labels, MaxPixels: int64(cfg.Data.MaxPixels)})
 	if tl := (*data.TooLargeError)(nil); errors.As(err, &tl) {
 		return nil, cfg.errAt("data.max_pixels", "%w (raise data.max_pixels, or -max-pixels, to allow them; see the README on memory)", err)
 	}
@@ -222,16 +222,16 @@ func deviceKey(m interface{ Device() string }) string {
 	return "cuda"
 }
 
-// loadChecked loads an ONNX model whose first input must be [N, 3, h, w]
-// on a device.
+// loadChecked loads an ONNX model whose first input must be [N, C, h, w]
+// with C = 3 (RGB) or 1 (grey) on a device.
 func loadChecked(cfg *Config, key, path, device string, w, h int) (*nn.Model, error) {
 	m, err := nn.LoadWith(path, nn.LoadOptions{Device: device, Logf: cfg.Logf})
 	if err != nil {
 		return nil, cfg.errAt(key+".model", "%w", err)
 	}
 	in := m.Inputs()
-	if len(in) == 0 || len(in[0].Shape) != 4 || in[0].Shape[1] != 3 {
-		return nil, cfg.errAt(key+".model", "%s: want an image model with input [N, 3, H, W], got %v", path, in)
+	if len(in) == 0 || len(in[0].Shape) != 4 || (in[0].Shape[1] != 3 && in[0].Shape[1] != 1) {
+		return nil, cfg.errAt(key+".model", "%s: want an image model with input [N, C, H, W], C = 3 (RGB) or 1 (grey), got %v", path, in)
 	}
 	mh, mw := in[0].Shape[2], in[0].Shape[3]
 	if w > 0 && ((mh > 0 && mh != h) || (mw > 0 && mw != w)) {
@@ -646,8 +646,9 @@ type imageLister interface {
 }
 
 // dataHash returns the hex sha256 that the cache keys and run.json record
-// for a data set: pathHash of its path (a CIFAR-10 file; an image folder's
-// files), and for a data set that lists its image files (COCO) the hash of
+// for a data set: pathHash of its path (a CIFAR-10 or IDX file; an image
+// folder's files), for an IDX data set with labels the hash of that hash
+// and the label file's, and for a data set that lists its image files (COCO) the hash of
 // the JSON's hash followed by every listed image, in the JSON's order, as
 // its name and the sha256 of its content — so that a changed image
 // invalidates the cached verdicts and features, not only a changed JSON.
@@ -656,6 +657,15 @@ func dataHash(ctx context.Context, path string, src data.Source) (string, error)
 	h, err := pathHash(ctx, path)
 	if err != nil {
 		return "", err
+	}
+	if l, ok := src.(interface{ LabelPath() string }); ok && l.LabelPath() != "" {
+		// An IDX data set's labels are a file of their own.
+		lh, err := fileHash(ctx, l.LabelPath())
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256([]byte(h + " labels " + lh + "\n"))
+		return hex.EncodeToString(sum[:]), nil
 	}
 	l, ok := src.(imageLister)
 	if !ok {

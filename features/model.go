@@ -95,7 +95,8 @@ func LoadModel(path string, opt ModelOptions) (*Model, error) {
 }
 
 // NewModel returns an extractor running m, which must have one input of
-// shape [N, 3, H, W] (N dynamic or 1) with fixed H and W and one output of
+// shape [N, C, H, W] (C = 3, or 1 for a grey model that gets the luma;
+// N dynamic or 1) with fixed H and W and one output of
 // shape [N, D], [N, D, 1, 1] or [N, C, H, W] with fixed sizes (see Model;
 // load m with nn.LoadOptions.Outputs to use an intermediate tensor, or use
 // LoadModel with ModelOptions.Output). Other shapes are an error naming
@@ -103,11 +104,11 @@ func LoadModel(path string, opt ModelOptions) (*Model, error) {
 func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 	ins, outs := m.Inputs(), m.Outputs()
 	if len(ins) != 1 {
-		return nil, fmt.Errorf("features: model %s has %d inputs, want 1 image input [N, 3, H, W]", m.Name(), len(ins))
+		return nil, fmt.Errorf("features: model %s has %d inputs, want 1 image input [N, C, H, W]", m.Name(), len(ins))
 	}
 	s := ins[0].Shape
-	if len(s) != 4 || s[1] != 3 || s[2] <= 0 || s[3] <= 0 {
-		return nil, fmt.Errorf("features: model %s input %q has shape %v, want [N, 3, H, W] with a fixed H and W", m.Name(), ins[0].Name, s)
+	if len(s) != 4 || (s[1] != 3 && s[1] != 1) || s[2] <= 0 || s[3] <= 0 {
+		return nil, fmt.Errorf("features: model %s input %q has shape %v, want [N, C, H, W] with C = 3 (RGB) or 1 (grey) and a fixed H and W", m.Name(), ins[0].Name, s)
 	}
 	if len(outs) != 1 {
 		return nil, fmt.Errorf("features: model %s has %d outputs, want 1 feature output [N, D]", m.Name(), len(outs))
@@ -144,7 +145,7 @@ func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 		// fixed batch sizes must be matched exactly.
 		return nil, fmt.Errorf("features: model %s input %q has a fixed batch size %d; want a dynamic one or 1", m.Name(), ins[0].Name, s[0])
 	}
-	return &Model{m: m, pre: preprocess.Classifier{W: s[3], H: s[2], Norm: norm}, dim: o[1], pool: pool, batch: batch}, nil
+	return &Model{m: m, pre: preprocess.Classifier{W: s[3], H: s[2], Norm: norm, Gray: s[1] == 1}, dim: o[1], pool: pool, batch: batch}, nil
 }
 
 // Clone returns an extractor sharing x's weights, for another goroutine.
@@ -177,7 +178,7 @@ func (x *Model) Extract(imgs []rgb.Image) ([][]float32, error) {
 				return nil, fmt.Errorf("features: image %d: %w", start+i, err)
 			}
 		}
-		in := tensor.New(tensor.WithShape(n, 3, x.pre.H, x.pre.W), tensor.WithBacking(buf))
+		in := tensor.New(tensor.WithShape(n, x.pre.Channels(), x.pre.H, x.pre.W), tensor.WithBacking(buf))
 		res, err := x.m.Run(in)
 		if err != nil {
 			return nil, fmt.Errorf("features: %w", err)

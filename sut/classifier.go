@@ -14,10 +14,17 @@ import (
 // Width×Height with Pillow's bilinear filter (skipped when they already
 // have that size), scaled to [0, 1] and normalised per channel as
 // (x − Mean[c]) / Std[c], each step rounded to float32 as torchvision does.
+// A model of one channel gets the image's luma, as Pillow's
+// convert("L") computes it, resized and normalised with Mean[0], Std[0]
+// (preprocess.Classifier's Gray).
 type ClassifierConfig struct {
 	// Width and Height are the model's input size.
 	Width, Height int
-	// Mean and Std are the per-channel (R, G, B) normalisation.
+	// Channels is the model's number of input channels: 3 (RGB) or 1
+	// (grey); 0 means 3.
+	Channels int
+	// Mean and Std are the per-channel (R, G, B) normalisation; a grey
+	// model uses the first value of each.
 	Mean, Std [3]float64
 	// BatchSize caps the number of images per model run; 0 means all
 	// images of a Classify call in one run.
@@ -39,6 +46,9 @@ func DefaultClassifierConfig() ClassifierConfig {
 func (c ClassifierConfig) Validate() error {
 	if c.Width < 1 || c.Height < 1 {
 		return fmt.Errorf("sut: classifier input size %dx%d, want at least 1x1", c.Width, c.Height)
+	}
+	if c.Channels != 0 && c.Channels != 1 && c.Channels != 3 {
+		return fmt.Errorf("sut: classifier of %d input channels, want 1 (grey) or 3 (RGB)", c.Channels)
 	}
 	for i := range 3 {
 		if math.IsNaN(c.Mean[i]) || math.IsInf(c.Mean[i], 0) {
@@ -66,7 +76,8 @@ type Prediction struct {
 }
 
 // Classifier is an ONNX image classifier under test. The model's first
-// input is [N, 3, Height, Width] and its first output the logits [N, classes].
+// input is [N, C, Height, Width] (C = Config().Channels) and its first
+// output the logits [N, classes].
 // A Classifier is as safe for concurrent use as its Model (an *nn.Model is
 // not: use one Classifier per goroutine over nn.Model.Clone).
 type Classifier struct {
@@ -84,6 +95,9 @@ func NewClassifier(m Model, cfg ClassifierConfig) (*Classifier, error) {
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Channels == 0 {
+		cfg.Channels = 3
 	}
 	c := &Classifier{m: m, cfg: cfg}
 	for i := range 3 {
@@ -160,16 +174,16 @@ func predict(logits []float32) (Prediction, error) {
 	return p, nil
 }
 
-// Input returns the model input for imgs: the [N, 3, Height, Width]
+// Input returns the model input for imgs: the [N, C, Height, Width]
 // float32 tensor Classify feeds the model (preprocess.Classifier).
 func (c *Classifier) Input(imgs []rgb.Image) (*tensor.Dense, error) {
 	if len(imgs) == 0 {
 		return nil, fmt.Errorf("no images")
 	}
-	pp := preprocess.Classifier{W: c.cfg.Width, H: c.cfg.Height, Norm: preprocess.Norm{Mean: c.mean, Std: c.std}}
+	pp := preprocess.Classifier{W: c.cfg.Width, H: c.cfg.Height, Norm: preprocess.Norm{Mean: c.mean, Std: c.std}, Gray: c.cfg.Channels == 1}
 	buf := make([]float32, len(imgs)*pp.Len())
 	if err := pp.Batch(buf, imgs); err != nil {
 		return nil, err
 	}
-	return tensor.New(tensor.WithShape(len(imgs), 3, c.cfg.Height, c.cfg.Width), tensor.WithBacking(buf)), nil
+	return tensor.New(tensor.WithShape(len(imgs), pp.Channels(), c.cfg.Height, c.cfg.Width), tensor.WithBacking(buf)), nil
 }

@@ -18,18 +18,24 @@ func LoadClassifier(path string, cfg ClassifierConfig) (*Classifier, error) {
 }
 
 // ClassifierFor returns a Classifier running m, after checking that m has
-// one input [N, 3, H, W] whose H and W (where the model fixes them) equal
-// cfg.Height and cfg.Width, and a first output of rank 2 ([N, classes]).
-// If cfg.Width and cfg.Height are both 0 they are taken from the model.
+// one input [N, C, H, W] with C = 3 (RGB) or 1 (grey) whose H and W (where
+// the model fixes them) equal cfg.Height and cfg.Width, and a first output
+// of rank 2 ([N, classes]). If cfg.Width and cfg.Height are both 0 they are
+// taken from the model; cfg.Channels is always the model's (a configured
+// value that contradicts it is an error).
 func ClassifierFor(m *nn.Model, cfg ClassifierConfig) (*Classifier, error) {
 	ins, outs := m.Inputs(), m.Outputs()
 	if len(ins) != 1 {
-		return nil, fmt.Errorf("sut: classifier %s has %d inputs (%v), want 1 image input [N,3,H,W]", m.Name(), len(ins), ins)
+		return nil, fmt.Errorf("sut: classifier %s has %d inputs (%v), want 1 image input [N,C,H,W]", m.Name(), len(ins), ins)
 	}
 	s := ins[0].Shape
-	if len(s) != 4 || s[1] != 3 {
-		return nil, fmt.Errorf("sut: classifier %s: input %q has shape %v, want [N,3,H,W]", m.Name(), ins[0].Name, s)
+	if len(s) != 4 || (s[1] != 3 && s[1] != 1) {
+		return nil, fmt.Errorf("sut: classifier %s: input %q has shape %v, want [N,C,H,W] with C = 3 (RGB) or 1 (grey)", m.Name(), ins[0].Name, s)
 	}
+	if cfg.Channels != 0 && cfg.Channels != s[1] {
+		return nil, fmt.Errorf("sut: classifier %s: input %q has %d channels (%v), but the configuration says %d", m.Name(), ins[0].Name, s[1], s, cfg.Channels)
+	}
+	cfg.Channels = s[1]
 	if cfg.Width == 0 && cfg.Height == 0 {
 		if s[2] < 1 || s[3] < 1 {
 			return nil, fmt.Errorf("sut: classifier %s: input %q has no fixed size (%v); set the input width and height", m.Name(), ins[0].Name, s)

@@ -48,6 +48,31 @@ func TestInferGolden(t *testing.T) {
 	}
 }
 
+// TestInferFashionMNISTZooGolden runs each model of the Fashion-MNIST zoo
+// (one grey channel) on the zoo's 1,000 normalised test images in batches
+// of 300 and compares the logits with PyTorch's (MANIFEST: ≤ 1e-4
+// relative).
+func TestInferFashionMNISTZooGolden(t *testing.T) {
+	dir := filepath.Join(sharedpath.ForTest(t, "assets"), "models", "fashion-mnist")
+	for _, name := range []string{"fm-mlp", "fm-lenet", "fm-cnn", "fm-cnn-seed2", "fm-cnn-flip", "fm-cnn-rot"} {
+		out := filepath.Join(t.TempDir(), name+".f32")
+		if _, err := runInfer(t, "-model", filepath.Join(dir, name+".onnx"), "-input", filepath.Join(dir, "fm_input_1000.f32"),
+			"-shape", "1000,1,28,28", "-out", out, "-batch", "300"); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := goldentest.ReadF32(t, out)
+		want := goldentest.ReadF32(t, filepath.Join(dir, name+"_logits_1000.f32"))
+		if len(got) != len(want) || len(want) != 10000 {
+			t.Fatalf("%s: got %d values, want %d", name, len(got), len(want))
+		}
+		for i := range got {
+			if d := math.Abs(float64(got[i] - want[i])); d > 1e-4*math.Max(1, math.Abs(float64(want[i]))) {
+				t.Fatalf("%s: image %d, logit %d: got %g, want %g", name, i/10, i%10, got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestInferErrors checks that bad invocations fail with a message naming
 // the problem and write no output file.
 func TestInferErrors(t *testing.T) {

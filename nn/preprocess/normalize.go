@@ -84,13 +84,44 @@ func (t *lut) planes(r, g, b []float32, pix []uint8) {
 // size), then Normalize. For the paper's SqueezeNet it is
 // Classifier{W: 224, H: 224, Norm: ImageNet()}; for the 32×32 ResNets
 // Classifier{W: 32, H: 32, Norm: ImageNet()}.
+//
+// With Gray set the model takes one channel: the image is converted to
+// luma first, as Pillow's Image.convert("L") does ([Luma]), then resized
+// as a mode "L" image ([ResizeGray]) and normalised with Norm's first
+// mean and std — the torchvision pipeline Grayscale → Resize → ToTensor →
+// Normalize of a grey model. On a grey image (R = G = B) the luma is the
+// grey value itself.
 type Classifier struct {
 	W, H int
 	Norm Norm
+	Gray bool
+}
+
+// Channels returns the number of channels of the model input: 1 for a
+// Gray classifier, else 3.
+func (c Classifier) Channels() int {
+	if c.Gray {
+		return 1
+	}
+	return 3
 }
 
 // Len returns the number of float32 values of one preprocessed image.
-func (c Classifier) Len() int { return 3 * c.W * c.H }
+func (c Classifier) Len() int { return c.Channels() * c.W * c.H }
+
+// Luma returns the ITU-R 601-2 luma of the RGB pixels pix (3 bytes per
+// pixel) as Pillow's Image.convert("L") computes it, bit for bit
+// (libImaging/Convert.c, rgb2l: L = (R·19595 + G·38470 + B·7471 +
+// 0x8000) >> 16; checked against Pillow 9.4 on the shared CIFAR-10
+// images). The weights sum to 65536, so a grey pixel keeps its value.
+func Luma(pix []uint8) []uint8 {
+	out := make([]uint8, len(pix)/3)
+	for i := range out {
+		p := pix[3*i : 3*i+3 : 3*i+3]
+		out[i] = uint8((uint32(p[0])*19595 + uint32(p[1])*38470 + uint32(p[2])*7471 + 0x8000) >> 16)
+	}
+	return out
+}
 
 // Into preprocesses src into dst, which must hold exactly c.Len() values.
 func (c Classifier) Into(dst []float32, src rgb.Image) error {
@@ -98,7 +129,10 @@ func (c Classifier) Into(dst []float32, src rgb.Image) error {
 		return fmt.Errorf("preprocess: classifier input size %dx%d must be at least 1x1", c.W, c.H)
 	}
 	if len(dst) != c.Len() {
-		return fmt.Errorf("preprocess: classifier destination holds %d values, want 3x%dx%d = %d", len(dst), c.H, c.W, c.Len())
+		return fmt.Errorf("preprocess: classifier destination holds %d values, want %dx%dx%d = %d", len(dst), c.Channels(), c.H, c.W, c.Len())
+	}
+	if c.Gray {
+		return c.grayInto(dst, src)
 	}
 	img := src
 	if src.W != c.W || src.H != c.H {
@@ -121,6 +155,25 @@ func (c Classifier) Batch(dst []float32, imgs []rgb.Image) error {
 		if err := c.Into(dst[i*n:(i+1)*n], im); err != nil {
 			return fmt.Errorf("batch image %d: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// grayInto is Into for a Gray classifier.
+func (c Classifier) grayInto(dst []float32, src rgb.Image) error {
+	if err := CheckResize(src, c.W, c.H); err != nil {
+		return err
+	}
+	if err := c.Norm.Validate(); err != nil {
+		return err
+	}
+	l := Luma(src.Pix)
+	if src.W != c.W || src.H != c.H {
+		l = ResizeGray(l, src.W, src.H, c.W, c.H, Bilinear)
+	}
+	t := c.Norm.table()
+	for i, v := range l {
+		dst[i] = t[0][v]
 	}
 	return nil
 }
