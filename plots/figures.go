@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -563,4 +564,29 @@ func ciChart(stem, title, xlabel string, rows []ciRow, refs []refLine) (figure, 
 		widest = max(widest, p.Y.Tick.Label.Width(n))
 	}
 	return figure{Stem: stem, Plot: p, W: halfWidth, H: h, Legend: legend, Left: widest / 10}, nil
+}
+
+// saveDrawing renders a drawing of size w × h to path, as SVG when path
+// ends in .svg and as PNG (figDPI, white background) otherwise, and writes
+// it atomically. paint draws onto the whole canvas. The output depends on
+// the drawing only (no time stamp), so the same input gives the same bytes.
+func saveDrawing(path string, w, h vg.Length, paint func(draw.Canvas)) error {
+	var buf bytes.Buffer
+	if strings.EqualFold(filepath.Ext(path), ".svg") {
+		s := vgsvg.New(w, h)
+		paint(draw.New(s))
+		if _, err := s.WriteTo(&buf); err != nil {
+			return fmt.Errorf("plots: %s: %w", path, err)
+		}
+	} else {
+		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
+		paint(draw.New(c))
+		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+			return fmt.Errorf("plots: %s: %w", path, err)
+		}
+	}
+	if err := record.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	return nil
 }
