@@ -22,7 +22,8 @@ import (
 // the algorithms nearest the ends of the axis get the shortest leaders so
 // that no two lines cross), a bar of length CD above the axis, and thick
 // bars under the axis joining each maximal group of algorithms whose mean
-// ranks differ by less than CD, which the Nemenyi test cannot tell apart.
+// ranks differ by less than CD, which the Nemenyi test cannot tell apart
+// (disjoint groups share a level, as Orange packs them).
 
 // Layout of the CD diagram, in points.
 const (
@@ -133,7 +134,26 @@ func CDDiagram(path, title string, names []string, meanRanks []float64, cd float
 		cdH = tickSty.Height("CD") + 10
 	}
 	tickLabelH := tickSty.Height("0") + 8
-	groupsH := vg.Length(len(groups)) * cdGroupH
+	// Each group bar goes on the first level where it clears the bars
+	// already there (as Orange packs them), so disjoint groups share one.
+	perRank := axisW / vg.Length(hi-lo)
+	level := make([]int, len(groups))
+	var ends []float64 // the last bar's end rank, per level
+	for g, m := range groups {
+		start := meanRanks[m[0]]
+		level[g] = len(ends)
+		for l, e := range ends {
+			if vg.Length(start-e)*perRank > 2*cdGroupInset+4 {
+				level[g] = l
+				break
+			}
+		}
+		if level[g] == len(ends) {
+			ends = append(ends, 0)
+		}
+		ends[level[g]] = meanRanks[m[len(m)-1]]
+	}
+	groupsH := vg.Length(len(ends)) * cdGroupH
 	height := cdMargin + titleH + cdH + tickLabelH + 6 + groupsH + vg.Length(rows)*cdRowH + cdMargin
 
 	paint := func(c draw.Canvas) {
@@ -202,10 +222,10 @@ func CDDiagram(path, title string, names []string, meanRanks []float64, cd float
 				c.FillText(ns, vg.Point{X: end + cdNameGap, Y: yr}, names[a])
 			}
 		}
-		// Group bars, one level each, over the leader lines.
+		// Group bars, over the leader lines.
 		bar := draw.LineStyle{Color: color.Black, Width: vg.Points(cdGroupW)}
 		for g, m := range groups {
-			yg := groupsTop - cdGroupH*vg.Length(g) - cdGroupH/2
+			yg := groupsTop - cdGroupH*vg.Length(level[g]) - cdGroupH/2
 			c.StrokeLine2(bar, x(meanRanks[m[0]])-cdGroupInset, yg, x(meanRanks[m[len(m)-1]])+cdGroupInset, yg)
 		}
 	}

@@ -110,6 +110,17 @@ func TestCDDiagram(t *testing.T) {
 	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("thompson-sampling")) {
 		t.Errorf("cd-many.svg is not a plausible SVG (%d bytes)", len(svg))
 	}
+	// Two algorithms, no CD bar and no group; twenty, on a wider axis.
+	renderTwice(t, dir, "cd-two.png", func(p string) error { return CDDiagram(p, "", []string{"a", "b"}, []float64{1.25, 1.75}, 0) })
+	checkPNG(t, filepath.Join(dir, "cd-two.png"), 800, 80)
+	var twenty []string
+	var tr []float64
+	for i := 0; i < 20; i++ {
+		twenty = append(twenty, fmt.Sprintf("agent-%02d", i))
+		tr = append(tr, 1+float64((i*7)%20)*0.95)
+	}
+	renderTwice(t, dir, "cd-twenty.png", func(p string) error { return CDDiagram(p, "Twenty", twenty, tr, 3.5) })
+	checkPNG(t, filepath.Join(dir, "cd-twenty.png"), 1500, 300)
 	for _, bad := range []struct {
 		names []string
 		ranks []float64

@@ -26,7 +26,10 @@ import (
 // exponentially on both sides whatever ν, between the 1e-14 and 1 − 1e-14
 // quantiles of s in 40 panels of 16 nodes. The quantile is found by
 // Brent's method. Against scipy.stats.studentized_range.ppf (SciPy 1.10.1)
-// the quantiles agree to about 1e-9 relative (ranks_test.go).
+// the quantiles agree to about 1e-12 relative, and are tested to 1e-7
+// (ranks_test.go), for df from 1 to ∞. (SciPy uses the df = ∞ form from
+// df = 100 000 on; here the finite form is integrated up to df = 1e7, and
+// the two differ by a relative 2e-5 at df = 100 000.)
 
 // Quadrature layout; see above.
 const (
