@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/amt-dev/amt/experiments"
+	"github.com/amt-dev/amt/plots"
+)
+
+// cmdSuite runs an agent benchmark (experiments/suite.yaml): every
+// system under test's exhaustive table (cached sweeps), every agent ×
+// seed on every environment (cached runs), then the comparison report.
+// With -dir it only redraws the report of a suite's results folder.
+func cmdSuite(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "suite", "-config FILE [-workers N] | -dir DIR")
+	config := fs.String("config", "", "suite configuration (YAML), e.g. experiments/suite.yaml")
+	dir := fs.String("dir", "", "redraw the report of this suite results folder (its suite.json) and run nothing")
+	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	workers := fs.Int("workers", -1, "agent runs at a time (default: the configuration's workers, 0 = the cores)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if (*config == "") == (*dir == "") || fs.NArg() > 0 {
+		fs.Usage()
+		return usagef("suite: want -config FILE or -dir DIR, and no arguments")
+	}
+	out := *dir
+	if *config != "" {
+		cfg, err := experiments.LoadSuite(*config, *assets)
+		if err != nil {
+			return err
+		}
+		if *workers > 1024 {
+			return usagef("suite: -workers %d: want at most 1024", *workers)
+		}
+		if *workers >= 0 {
+			cfg.Workers = *workers
+		}
+		p := experiments.NewProgress(env.stderr)
+		_, err = experiments.RunSuite(ctx, cfg, env.stderr, p.Report)
+		p.Done()
+		if err != nil {
+			return err
+		}
+		out = cfg.Output
+	}
+	_, claims, err := plots.RenderSuite(out)
+	if err != nil {
+		return err
+	}
+	if claims.Agent != "" {
+		fmt.Fprintf(env.stdout, "%s: mean normalised score %.3f, top group %v, worse than random on %d environments, loss-free on %.1f%%, beats the best variant on %d of %d fault environments\n",
+			claims.Agent, claims.MeanNorm, claims.TopGroup, claims.WorseThanRef, 100*claims.LossFree, claims.FaultBeatsBest, claims.FaultEnvs)
+	}
+	fmt.Fprintf(env.stdout, "suite report in %s\n", out)
+	return nil
+}

@@ -1,0 +1,197 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/mr"
+	"github.com/amt-dev/amt/scenario"
+)
+
+// fashionTest is Debian's Fashion-MNIST test set (.ci/run installs it).
+const fashionTest = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
+
+func needFashionMNIST(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(fashionTest); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must install Debian's dataset-fashion-mnist: %v", err)
+		}
+		t.Skipf("Debian's dataset-fashion-mnist is not installed: %v", err)
+	}
+}
+
+// tinySuite is a suite of two zoo models on the first 30 Fashion-MNIST
+// test images, without context features.
+func tinySuite(dir string) string {
+	return `name: tiny
+output: ` + filepath.Join(dir, "out") + `
+cache: ` + filepath.Join(dir, "cache") + `
+scenarios: [hierarchical, rotation]
+objectives: [paper, fault]
+agents: [random, hts, {name: epsilon-greedy, id: eg}]
+seeds: 1-3
+recommended: hts
+features: {kind: none}
+suts:
+  - name: mlp
+    case_study: classification
+    data: {format: fashion-mnist, path: ` + fashionTest + `, limit: 30}
+    sut: {model: models/fashion-mnist/fm-mlp.onnx, input_size: 28, mean: [0.2860], std: [0.3530]}
+  - name: cnn
+    case_study: classification
+    data: {format: fashion-mnist, path: ` + fashionTest + `, limit: 30}
+    sut: {model: models/fashion-mnist/fm-cnn.onnx, input_size: 28, mean: [0.2860], std: [0.3530]}
+`
+}
+
+// TestSuiteRun runs a small suite twice: the environments are every SUT ×
+// scenario × objective, every agent ran every seed, the oracles bound the
+// scores, and the second run, from the run cache, and a third with an
+// empty run cache write the same suite.json byte for byte.
+func TestSuiteRun(t *testing.T) {
+	needFashionMNIST(t)
+	assets := sharedpath.ForTest(t, "assets")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "suite.yaml")
+	if err := os.WriteFile(path, []byte(tinySuite(dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadSuite(path, assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunSuite(context.Background(), cfg, io.Discard, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Envs) != 2*2*2 || len(res.SUTs) != 2 || !res.SUTs[0].Grey {
+		t.Fatalf("%d environments, %d SUTs (%+v)", len(res.Envs), len(res.SUTs), res.SUTs)
+	}
+	if res.Envs[0].Name != "mlp/hierarchical/paper" || res.Envs[3].Name != "mlp/rotation/fault" {
+		t.Fatalf("environment order: %s, %s", res.Envs[0].Name, res.Envs[3].Name)
+	}
+	for _, e := range res.Envs {
+		o := e.Oracles
+		if !(o.Random <= o.BestVariant && o.BestVariant <= o.PerImage) || o.PerImage <= 0 {
+			t.Fatalf("%s: oracles %+v, want random ≤ best variant ≤ per image", e.Name, o)
+		}
+		for _, r := range e.Runs {
+			for j, s := range r.Scores {
+				if r.Iterations[j] != 30 || s < 0 || s > o.PerImage+1e-9 {
+					t.Fatalf("%s, %s, seed %d: score %v in %d iterations (per-image oracle %v)", e.Name, r.Agent, res.Seeds[j], s, r.Iterations[j], o.PerImage)
+				}
+				if e.Objective == "fault" && math.Abs(s-float64(r.Violations[j])/30) > 1e-12 {
+					t.Fatalf("%s: fault score %v, violation rate %v", e.Name, s, float64(r.Violations[j])/30)
+				}
+			}
+		}
+	}
+	out := filepath.Join(cfg.Output, record.SuiteFile)
+	first, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := record.ReadSuite(out); err != nil {
+		t.Fatal(err)
+	}
+	for _, clear := range []bool{false, true} {
+		if clear {
+			if err := os.RemoveAll(filepath.Join(cfg.Cache, "suite-runs")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := RunSuite(context.Background(), cfg, io.Discard, nil); err != nil {
+			t.Fatal(err)
+		}
+		again, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, again) {
+			t.Fatalf("suite.json differs on a rerun (run cache cleared: %v)", clear)
+		}
+	}
+}
+
+// TestSuiteConfigErrors: a suite configuration's mistakes are
+// ConfigErrors naming the file, the position and the key, with the SUT
+// entry's index in the key.
+func TestSuiteConfigErrors(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	dir := t.TempDir()
+	good := tinySuite(dir)
+	cases := []struct{ name, from, to, want string }{
+		{"typo", "objectives:", "objectivs:", `objectivs: unknown key; did you mean "objectives"?`},
+		{"scenario", "[hierarchical, rotation]", "[hierarchical, rotaton]", `scenarios[1]: "rotaton": want one of`},
+		{"sut key", "  - name: cnn\n", "  - name: cnn\n    passes: 2\n", "suts[1].passes: unknown key"},
+		{"sut model", "fm-cnn.onnx", "fm-cnnn.onnx", "suts[1].sut.model"},
+		{"sut data", "limit: 30}\n    sut: {model: models/fashion-mnist/fm-cnn", "limit: 0.5}\n    sut: {model: models/fashion-mnist/fm-cnn", "suts[1].data.limit"},
+		{"duplicate name", "name: cnn", "name: mlp", `suts[1].name: "mlp": want a plain name, unique`},
+		{"agent", "recommended: hts", "recommended: htz", `recommended: "htz" is not among the agents`},
+		{"missing suts", "suts:", "sutz:", "sutz: unknown key"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := strings.Replace(good, c.from, c.to, 1)
+			if doc == good {
+				t.Fatalf("%q not in the configuration", c.from)
+			}
+			path := filepath.Join(dir, c.name+".yaml")
+			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadSuite(path, assets)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), path+":") {
+				t.Fatalf("err = %v, want %s:line:column: …%s…", err, path, c.want)
+			}
+		})
+	}
+}
+
+// TestSuiteOracles computes the oracles of a hand-made table: two images,
+// the rotation scenario's halving rewards.
+func TestSuiteOracles(t *testing.T) {
+	sc, err := mr.Builtin("rotation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := sc.Variants()
+	rows := make([]record.Verdict, 2*len(vars))
+	for i := range rows {
+		v := vars[i%len(vars)]
+		rows[i] = record.Verdict{Image: i / len(vars), MR: v.Action, Param: v.Value}
+	}
+	viol := func(img int, key string) {
+		for j, v := range vars {
+			if v.Key() == key {
+				rows[img*len(vars)+j].Violation = true
+				return
+			}
+		}
+		t.Fatalf("no variant %s", key)
+	}
+	viol(0, "rotation:-5") // 10000
+	viol(0, "rotation:90") // 10000/2^17
+	viol(1, "rotation:90")
+	o := suiteOracles(rows, sc, 2)
+	small := 10000 / math.Pow(2, 17)
+	if o.PerImage != (10000+small)/2 || o.BestVariant != 10000.0/2 || o.BestVariantKey != "rotation:-5" {
+		t.Fatalf("oracles %+v", o)
+	}
+	if want := (10000 + 2*small) / float64(len(vars)) / 2; math.Abs(o.Random-want) > 1e-9 {
+		t.Fatalf("random %v, want %v", o.Random, want)
+	}
+	sc.Objective = scenario.Fault
+	if o := suiteOracles(rows, sc, 2); o.PerImage != 1 || o.BestVariant != 1 || o.BestVariantKey != "rotation:90" {
+		t.Fatalf("fault oracles %+v", o)
+	}
+}
