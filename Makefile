@@ -9,7 +9,7 @@ RQ3 := rq3-classification rq3-detection
 # The 10,000-image CIFAR-10 variants (detection has only its 158-image subset).
 PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classification rq3-classification
 
-.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 results compare regression ablations paper-scale clean
+.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 results compare regression ablations paper-scale suite clean
 
 all: build
 
@@ -61,6 +61,7 @@ fuzz1 = $(GO) test -run '^$$' -fuzz '^$(1)$$' -fuzztime $(FUZZTIME) -fuzzminimiz
 fuzz:
 	$(call fuzz1,FuzzLoad,./nn)
 	$(call fuzz1,FuzzCIFAR10,./data)
+	$(call fuzz1,FuzzIDX,./data)
 	$(call fuzz1,FuzzCOCOJSON,./data)
 	$(call fuzz1,FuzzConfig,./experiments)
 	$(call fuzz1,FuzzFeatures,./experiments)
@@ -130,6 +131,14 @@ regression: build
 	$(call experiment,regression)
 ablations: build
 	$(foreach e,features-model features-independent features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
+
+# The agent benchmark (results/suite/report.md): every agent × 10 seeds on
+# 80 environments (10 systems under test × 4 scenarios × 2 objectives); the
+# sweeps and every run are cached, so a second run only redraws. The
+# Fashion-MNIST SUTs read Debian's dataset-fashion-mnist (.ci/run installs
+# it: apt-get install dataset-fashion-mnist).
+suite: build
+	$(BIN) suite -config experiments/suite.yaml
 
 # All 10,000 CIFAR-10 test images (slow: hours on 2 cores).
 paper-scale: build

@@ -43,6 +43,12 @@ type SuiteConfig struct {
 	// Reference the id of the random-selection agent the normalised
 	// scores and "never worse than" claims compare with.
 	Recommended, Reference string
+	// Tune, when it has seeds, chooses agents' options on the suite, as
+	// amt tune does on one table: every setting of an agent's grid runs on
+	// every environment with the tuning seeds, the setting of the best mean
+	// normalised score over the environments is chosen, and the agent runs
+	// with it on Seeds, which the tuning never saw.
+	Tune TuneConfig
 	// Workers is the number of agent runs at a time (0 = the cores).
 	Workers int
 	// SUTs are the systems under test, each an experiment configuration
@@ -55,7 +61,7 @@ type SuiteConfig struct {
 // those of one entry of suts (the rest of an experiment comes from the
 // suite).
 var (
-	suiteKeys = []string{"name", "description", "output", "cache", "scenarios", "objectives", "agents", "seeds", "recommended", "reference", "workers", "features", "suts"}
+	suiteKeys = []string{"name", "description", "output", "cache", "scenarios", "objectives", "agents", "seeds", "tune", "recommended", "reference", "workers", "features", "suts"}
 	sutKeys   = []string{"name", "case_study", "data", "sut", "features"}
 )
 
@@ -170,9 +176,14 @@ func LoadSuite(path, assetsDir string) (*SuiteConfig, error) {
 			"action_set", scalarAt("hierarchical", n),
 			"agents", given["agents"],
 			"seeds", given["seeds"],
+		)
+		if given["tune"] != nil {
+			doc.Content = append(doc.Content, mappingNode("tune", given["tune"]).Content...)
+		}
+		doc.Content = append(doc.Content, mappingNode(
 			"output", scalarAt(filepath.Join(s.Output, "suts", name), n),
 			"cache", scalarAt(s.Cache, n),
-		)
+		).Content...)
 		raw, err := yaml.Marshal(doc)
 		if err != nil {
 			return nil, fmt.Errorf("suite: %w", err)
@@ -180,7 +191,7 @@ func LoadSuite(path, assetsDir string) (*SuiteConfig, error) {
 		p := newParser(path, assetsDir)
 		if err := p.mapping(doc, "", "", p.cfg); err != nil {
 			var ce *ConfigError
-			if errors.As(err, &ce) && ce.Key != "" && !strings.HasPrefix(ce.Key, "agents") && !strings.HasPrefix(ce.Key, "seeds") && !(sg["features"] == nil && strings.HasPrefix(ce.Key, "features")) {
+			if errors.As(err, &ce) && ce.Key != "" && !strings.HasPrefix(ce.Key, "agents") && !strings.HasPrefix(ce.Key, "seeds") && !strings.HasPrefix(ce.Key, "tune") && !(sg["features"] == nil && strings.HasPrefix(ce.Key, "features")) {
 				ce.Key = key + "." + ce.Key
 			}
 			return nil, err
@@ -189,7 +200,7 @@ func LoadSuite(path, assetsDir string) (*SuiteConfig, error) {
 		s.SUTs = append(s.SUTs, p.cfg)
 	}
 	first := s.SUTs[0]
-	s.Agents, s.Seeds = first.Agents, first.Seeds
+	s.Agents, s.Seeds, s.Tune = first.Agents, first.Seeds, first.Tune
 	ids := make([]string, len(s.Agents))
 	for i, a := range s.Agents {
 		ids[i] = a.ID
@@ -331,13 +342,35 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 				}
 				se := &suiteEnv{sc: sc, env: env, table: record.SHA256(keys),
 					rec: record.SuiteEnv{Name: sutName + "/" + scName + "/" + obj, SUT: sutName, Scenario: scName, Objective: obj, Images: t.Images,
-						Oracles: suiteOracles(rows, sc, t.Images)}}
+						Oracles: SuiteOracles(rows, sc, t.Images)}}
 				envs = append(envs, se)
 			}
 		}
 		fmt.Fprintf(log, "suite %s: %s: %d images, table ready\n", cfg.Name, sutName, t.Images)
 	}
-	if err := runSuiteJobs(ctx, cfg, envs, progress); err != nil {
+	agents := slices.Clone(cfg.Agents)
+	if len(cfg.Tune.Seeds) > 0 {
+		tuning, err := tuneSuite(ctx, cfg, envs, progress)
+		if err != nil {
+			return res, err
+		}
+		for _, tu := range tuning {
+			k := slices.IndexFunc(agents, func(a AgentSpec) bool { return a.ID == tu.Agent })
+			agents[k].Options = tu.Settings[tu.Chosen].Options
+			res.Agents[k].Options = tu.Settings[tu.Chosen].Options
+			fmt.Fprintf(log, "suite %s: tuned %s on seeds %s: %s (mean normalised score %.3f of %d settings' best)\n",
+				cfg.Name, tu.Agent, seedRangeText(tu.Seeds), canonical(tu.Settings[tu.Chosen].Options), tu.Settings[tu.Chosen].MeanNorm, len(tu.Settings))
+		}
+		res.Tuning = tuning
+	}
+	var cells []suiteCell
+	for _, e := range envs {
+		e.rec.Runs = make([]record.SuiteRuns, len(agents))
+		for k, spec := range agents {
+			cells = append(cells, suiteCell{runs: &e.rec.Runs[k], env: e, spec: spec, seeds: cfg.Seeds})
+		}
+	}
+	if err := runSuiteJobs(ctx, cfg, "runs", cells, progress); err != nil {
 		return res, err
 	}
 	for _, e := range envs {
@@ -361,11 +394,11 @@ func relAssets(path string) string {
 	return path
 }
 
-// suiteOracles computes an environment's oracle scores from its table
+// SuiteOracles computes an environment's oracle scores from its table
 // rows (image-major, in the scenario's variant order): the reward of a
 // violating follow-up is its main arm's reward under the scenario's
 // objective, as the loop scores it.
-func suiteOracles(rows []record.Verdict, sc scenario.Scenario, images int) record.SuiteOracles {
+func SuiteOracles(rows []record.Verdict, sc scenario.Scenario, images int) record.SuiteOracles {
 	vars := sc.Variants()
 	reward := make([]float64, len(vars))
 	weight := make([]float64, len(vars)) // the probability that random selection picks the variant
@@ -402,10 +435,18 @@ func suiteOracles(rows []record.Verdict, sc scenario.Scenario, images int) recor
 	return o
 }
 
-// suiteJob is one agent's run on one environment with one seed.
+// suiteCell is one agent's runs on one environment over some seeds.
+type suiteCell struct {
+	env   *suiteEnv
+	spec  AgentSpec
+	seeds []uint64
+	runs  *record.SuiteRuns // filled by runSuiteJobs
+}
+
+// suiteJob is one seed of a cell.
 type suiteJob struct {
-	env         *suiteEnv
-	agent, seed int // indices into cfg.Agents and cfg.Seeds
+	cell *suiteCell
+	seed int // index into cell.seeds
 }
 
 // suiteRun is a cached run's content.
@@ -415,18 +456,16 @@ type suiteRun struct {
 	Iterations int     `json:"iterations"`
 }
 
-// runSuiteJobs runs every agent × seed on every environment, cfg.Workers
-// at a time, filling each environment's Runs.
-func runSuiteJobs(ctx context.Context, cfg *SuiteConfig, envs []*suiteEnv, progress ProgressFunc) error {
+// runSuiteJobs runs every cell's seeds, cfg.Workers at a time, filling
+// the cells' runs; what names the stage ("runs", "tuning").
+func runSuiteJobs(ctx context.Context, cfg *SuiteConfig, what string, cells []suiteCell, progress ProgressFunc) error {
 	var jobs []suiteJob
-	for _, e := range envs {
-		e.rec.Runs = make([]record.SuiteRuns, len(cfg.Agents))
-		for a, spec := range cfg.Agents {
-			n := len(cfg.Seeds)
-			e.rec.Runs[a] = record.SuiteRuns{Agent: spec.ID, Scores: make([]float64, n), Violations: make([]int, n), Iterations: make([]int, n)}
-			for s := range cfg.Seeds {
-				jobs = append(jobs, suiteJob{env: e, agent: a, seed: s})
-			}
+	for c := range cells {
+		cell := &cells[c]
+		n := len(cell.seeds)
+		*cell.runs = record.SuiteRuns{Agent: cell.spec.ID, Scores: make([]float64, n), Violations: make([]int, n), Iterations: make([]int, n)}
+		for s := range n {
+			jobs = append(jobs, suiteJob{cell: cell, seed: s})
 		}
 	}
 	workers := cfg.Workers
@@ -445,7 +484,7 @@ func runSuiteJobs(ctx context.Context, cfg *SuiteConfig, envs []*suiteEnv, progr
 		next = make(chan suiteJob)
 		wg   sync.WaitGroup
 	)
-	stage := Stage{Name: "suite " + cfg.Name + " runs", Unit: "run"}
+	stage := Stage{Name: "suite " + cfg.Name + " " + what, Unit: "run"}
 	if progress != nil {
 		progress(stage, 0, len(jobs))
 	}
@@ -454,12 +493,12 @@ func runSuiteJobs(ctx context.Context, cfg *SuiteConfig, envs []*suiteEnv, progr
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				r, err := suiteRunOf(ctx, cfg, j, cacheDir)
+				r, err := suiteRunOf(ctx, j, cacheDir)
 				if err != nil {
 					cancel(err)
 					continue
 				}
-				runs := &j.env.rec.Runs[j.agent]
+				runs := j.cell.runs
 				mu.Lock()
 				runs.Scores[j.seed], runs.Violations[j.seed], runs.Iterations[j.seed] = r.Score, r.Violations, r.Iterations
 				done++
@@ -481,21 +520,74 @@ feed:
 	close(next)
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil && ctx.Err() != nil {
-		return fmt.Errorf("suite %s: %d of %d runs done (each is cached: run the same command again to go on): %w", cfg.Name, done, len(jobs), err)
+		return fmt.Errorf("suite %s: %d of %d %s done (each run is cached: run the same command again to go on): %w", cfg.Name, done, len(jobs), what, err)
 	}
 	return nil
 }
 
+// tuneSuite runs every setting of every tune grid on every environment
+// with the tuning seeds and chooses, per agent, the setting of the best
+// mean normalised score over the environments (the first in grid order on
+// a tie).
+func tuneSuite(ctx context.Context, cfg *SuiteConfig, envs []*suiteEnv, progress ProgressFunc) ([]record.SuiteTuning, error) {
+	var out []record.SuiteTuning
+	for _, g := range cfg.Tune.Grid {
+		k := slices.IndexFunc(cfg.Agents, func(a AgentSpec) bool { return a.ID == g.Agent })
+		base := cfg.Agents[k]
+		settings := g.Settings()
+		runs := make([][]record.SuiteRuns, len(settings)) // [setting][env]
+		var cells []suiteCell
+		for i, set := range settings {
+			runs[i] = make([]record.SuiteRuns, len(envs))
+			spec := AgentSpec{ID: base.ID, Name: base.Name, Options: withOptions(base.Options, set)}
+			for e, env := range envs {
+				cells = append(cells, suiteCell{env: env, spec: spec, seeds: cfg.Tune.Seeds, runs: &runs[i][e]})
+			}
+		}
+		if err := runSuiteJobs(ctx, cfg, "tuning "+g.Agent, cells, progress); err != nil {
+			return nil, err
+		}
+		tu := record.SuiteTuning{Agent: g.Agent, Seeds: cfg.Tune.Seeds}
+		for i, set := range settings {
+			st := record.SuiteSetting{Options: withOptions(base.Options, set)}
+			n := 0
+			for e, env := range envs {
+				o := env.rec.Oracles
+				if o.PerImage > o.Random {
+					st.MeanNorm += (mean(runs[i][e].Scores) - o.Random) / (o.PerImage - o.Random)
+					n++
+				}
+			}
+			st.MeanNorm /= float64(max(n, 1))
+			if i == 0 || st.MeanNorm > tu.Settings[tu.Chosen].MeanNorm {
+				tu.Chosen = i
+			}
+			tu.Settings = append(tu.Settings, st)
+		}
+		out = append(out, tu)
+	}
+	return out, nil
+}
+
+// seedRangeText writes seeds for a message.
+func seedRangeText(seeds []uint64) string {
+	var parts []string
+	for _, s := range seeds {
+		parts = append(parts, fmt.Sprint(s))
+	}
+	return strings.Join(parts, ",")
+}
+
 // suiteRunOf returns job j's run: from the cache, or run and cached.
-func suiteRunOf(ctx context.Context, cfg *SuiteConfig, j suiteJob, cacheDir string) (suiteRun, error) {
-	spec, seed := cfg.Agents[j.agent], cfg.Seeds[j.seed]
+func suiteRunOf(ctx context.Context, j suiteJob, cacheDir string) (suiteRun, error) {
+	env, spec, seed := j.cell.env, j.cell.spec, j.cell.seeds[j.seed]
 	key, err := json.Marshal(struct {
 		Version                    int
 		Table, Scenario, Objective string
 		Variants                   []string
 		Agent, Options             string
 		Seed                       uint64
-	}{suiteRunVersion, j.env.table, j.env.sc.Name, j.env.rec.Objective, j.env.sc.Keys(), spec.Name, canonical(spec.Options), seed})
+	}{suiteRunVersion, env.table, env.sc.Name, env.rec.Objective, env.sc.Keys(), spec.Name, canonical(spec.Options), seed})
 	if err != nil {
 		return suiteRun{}, err
 	}
@@ -509,16 +601,10 @@ func suiteRunOf(ctx context.Context, cfg *SuiteConfig, j suiteJob, cacheDir stri
 			return r, nil
 		}
 	}
-	agent, err := NewAgent(spec, j.env.sc, j.env.env.Layout(), seed)
+	r.Score, r.Violations, r.Iterations, err = SuiteRun(ctx, env.env, env.sc, spec, seed)
 	if err != nil {
-		return r, fmt.Errorf("suite: %s, agent %s, seed %d: %w", j.env.rec.Name, spec.ID, seed, err)
+		return r, fmt.Errorf("suite: %s: %w", env.rec.Name, err)
 	}
-	res, err := runLoop(ctx, j.env.env, j.env.sc, agent, loopOptions{AgentName: spec.ID, Seed: seed, Passes: 1, LogInterval: 1 << 30})
-	if err != nil {
-		return r, fmt.Errorf("suite: %s, agent %s, seed %d: %w", j.env.rec.Name, spec.ID, seed, err)
-	}
-	last := res.Log[len(res.Log)-1]
-	r = suiteRun{Score: last.Reward / float64(res.Run.Iterations), Violations: res.Run.Violations, Iterations: res.Run.Iterations}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return r, err
@@ -527,4 +613,20 @@ func suiteRunOf(ctx context.Context, cfg *SuiteConfig, j suiteJob, cacheDir stri
 		return r, fmt.Errorf("suite: caching a run: %w", err)
 	}
 	return r, nil
+}
+
+// SuiteRun runs one agent with one seed on a suite environment — one pass
+// over env's images — and returns its score (total reward per iteration
+// under sc's objective), violations and iterations.
+func SuiteRun(ctx context.Context, env Env, sc scenario.Scenario, spec AgentSpec, seed uint64) (score float64, violations, iterations int, err error) {
+	agent, err := NewAgent(spec, sc, env.Layout(), seed)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("agent %s, seed %d: %w", spec.ID, seed, err)
+	}
+	res, err := runLoop(ctx, env, sc, agent, loopOptions{AgentName: spec.ID, Seed: seed, Passes: 1, LogInterval: 1 << 30})
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("agent %s, seed %d: %w", spec.ID, seed, err)
+	}
+	last := res.Log[len(res.Log)-1]
+	return last.Reward / float64(res.Run.Iterations), res.Run.Violations, res.Run.Iterations, nil
 }

@@ -182,7 +182,7 @@ func TestSuiteOracles(t *testing.T) {
 	viol(0, "rotation:-5") // 10000
 	viol(0, "rotation:90") // 10000/2^17
 	viol(1, "rotation:90")
-	o := suiteOracles(rows, sc, 2)
+	o := SuiteOracles(rows, sc, 2)
 	small := 10000 / math.Pow(2, 17)
 	if o.PerImage != (10000+small)/2 || o.BestVariant != 10000.0/2 || o.BestVariantKey != "rotation:-5" {
 		t.Fatalf("oracles %+v", o)
@@ -191,7 +191,48 @@ func TestSuiteOracles(t *testing.T) {
 		t.Fatalf("random %v, want %v", o.Random, want)
 	}
 	sc.Objective = scenario.Fault
-	if o := suiteOracles(rows, sc, 2); o.PerImage != 1 || o.BestVariant != 1 || o.BestVariantKey != "rotation:90" {
+	if o := SuiteOracles(rows, sc, 2); o.PerImage != 1 || o.BestVariant != 1 || o.BestVariantKey != "rotation:90" {
 		t.Fatalf("fault oracles %+v", o)
+	}
+}
+
+// TestSuiteTune: a tune section runs every setting of the grid on every
+// environment with the tuning seeds, keeps the best mean normalised score,
+// and the agent then runs with the chosen options.
+func TestSuiteTune(t *testing.T) {
+	needFashionMNIST(t)
+	assets := sharedpath.ForTest(t, "assets")
+	dir := t.TempDir()
+	doc := strings.Replace(tinySuite(dir), "seeds: 1-3\n", "seeds: 1-3\ntune:\n  seeds: 11-12\n  grid:\n    - agent: eg\n      options: {epsilon: [1, 0.05]}\n", 1)
+	path := filepath.Join(dir, "suite.yaml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadSuite(path, assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunSuite(context.Background(), cfg, io.Discard, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tuning) != 1 || len(res.Tuning[0].Settings) != 2 {
+		t.Fatalf("tuning %+v", res.Tuning)
+	}
+	tu := res.Tuning[0]
+	// ε = 1 is uniform random selection: its normalised score is about 0.
+	if tu.Chosen != 1 || !(tu.Settings[1].MeanNorm > tu.Settings[0].MeanNorm) || math.Abs(tu.Settings[0].MeanNorm) > 0.2 {
+		t.Fatalf("tuning chose %d of %+v", tu.Chosen, tu.Settings)
+	}
+	if res.Agents[2].Options["epsilon"] != "0.05" {
+		t.Fatalf("agent eg ran with %v, want the chosen epsilon 0.05", res.Agents[2].Options)
+	}
+	// Seeds shared by tuning and evaluation are refused.
+	bad := strings.Replace(doc, "seeds: 11-12", "seeds: 3-4", 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSuite(path, assets); err == nil || !strings.Contains(err.Error(), "tune.seeds") {
+		t.Fatalf("overlapping tuning seeds: %v", err)
 	}
 }

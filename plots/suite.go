@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,9 +16,9 @@ import (
 
 // Files of a suite's report, beside suite.json.
 const (
-	suiteReport  = "report.md"
-	suiteCD      = "cd-diagram.png"
-	suiteHeatMap = "normalised-scores.png"
+	suiteReport  = record.ReportFile
+	suiteCD      = record.FiguresDir + "/cd-diagram.png"
+	suiteHeatMap = record.FiguresDir + "/normalised-scores.png"
 )
 
 // SuiteClaims are the checks the report makes of the recommended agent.
@@ -42,6 +43,9 @@ type SuiteClaims struct {
 // report.md, the critical-difference diagram, the heat map of normalised
 // scores and the tables (tables/*.md and .csv). It returns the analysis and
 // the recommended agent's claims (zero without one).
+//
+// Every file it writes is listed in the report, and only those are
+// replaced: nothing else in dir is touched.
 func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 	s, err := record.ReadSuite(filepath.Join(dir, record.SuiteFile))
 	if err != nil {
@@ -56,6 +60,8 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 		ids[k] = a.ID
 	}
 	claims := suiteClaims(c)
+	var tables []Table
+	var summary Table
 	var md bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&md, format, a...) }
 	datasets := map[string]bool{}
@@ -79,6 +85,20 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 		p("- no significant loss against any other agent on **%.1f %%** of the environments\n", 100*claims.LossFree)
 		p("- under the fault objective it beats the best single variant in hindsight on **%d of %d** environments (%.1f %%)\n\n", claims.FaultBeatsBest, claims.FaultEnvs, 100*float64(claims.FaultBeatsBest)/float64(max(claims.FaultEnvs, 1)))
 	}
+	for _, tu := range s.Tuning {
+		p("## Tuning `%s` on the suite\n\n", tu.Agent)
+		tt := Table{Name: "suite-tuning-" + tu.Agent, Caption: fmt.Sprintf("Every setting of %s's grid on every environment with the tuning seeds %s (never the evaluation seeds): mean normalised score over the environments", tu.Agent, seedRange(tu.Seeds)),
+			Header: []string{"options", "mean normalised score", "chosen"}}
+		for i, st := range tu.Settings {
+			chosen := ""
+			if i == tu.Chosen {
+				chosen = "yes"
+			}
+			tt.Rows = append(tt.Rows, []string{optionsText(st.Options), fmt.Sprintf("%.4f", st.MeanNorm), chosen})
+		}
+		tables = append(tables, tt)
+		p("%s.\n\n%s\n", tt.Caption, tt.Markdown())
+	}
 	p("## Ranks\n\n")
 	p("Friedman test over %d environments and %d agents (mean scores, rank 1 = best): χ²_F = %.2f (p = %.3g), Iman–Davenport F_F = %.2f (p = %.3g). Nemenyi critical difference at α = %.2f: CD = %.3f.\n\n",
 		c.Friedman.N, c.Friedman.K, c.Friedman.ChiSq, c.Friedman.PChiSq, c.Friedman.F, c.Friedman.PF, analysis.SuiteAlpha, c.CD)
@@ -86,7 +106,7 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 		return c, claims, err
 	}
 	p("![critical-difference diagram](%s)\n\n", suiteCD)
-	summary := Table{Name: "suite-agents", Caption: "Agents over all environments", Header: []string{"agent", "mean rank", "mean normalised score", "wins", "ties", "losses", "worse than " + s.Reference, "beats best variant (fault)", "beats best variant (all)"}}
+	summary = Table{Name: "suite-agents", Caption: "Agents over all environments", Header: []string{"agent", "mean rank", "mean normalised score", "wins", "ties", "losses", "worse than " + s.Reference, "beats best variant (fault)", "beats best variant (all)"}}
 	order := make([]int, len(ids))
 	for k := range order {
 		order[k] = k
@@ -115,7 +135,7 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 		summary.Rows = append(summary.Rows, []string{ids[k], fmt.Sprintf("%.2f", c.Friedman.MeanRanks[k]), fmtNorm(c.MeanNorm[k]),
 			fmt.Sprint(w), fmt.Sprint(t), fmt.Sprint(l), fmt.Sprint(worse), fmt.Sprintf("%d / %d", faultBeat, fault), fmt.Sprintf("%d / %d", c.BeatsBestVariant[k], len(s.Envs))})
 	}
-	tables := []Table{summary}
+	tables = append(tables, summary)
 	p("%s\n", summary.Markdown())
 	p("*Wins, ties and losses are summed over the other agents and the environments (a win: a higher mean and p < %.2f, two-sided paired t-test over the seeds, Holm-adjusted over the environments of the pair).*\n\n", analysis.SuiteAlpha)
 
@@ -282,4 +302,16 @@ func fmtNorm(v float64) string {
 func SuiteExists(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, record.SuiteFile))
 	return err == nil
+}
+
+// optionsText writes agent options as k=v, sorted by key.
+func optionsText(o map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		parts = append(parts, k+"="+o[k])
+	}
+	if len(parts) == 0 {
+		return "defaults"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -43,6 +43,9 @@ type Suite struct {
 	// Envs are the environments, SUT-major, then scenario, then objective
 	// in the configuration's orders.
 	Envs []SuiteEnv `json:"environments"`
+	// Tuning records how tuned agents' options were chosen (none without
+	// a tune section); Agents holds the chosen options.
+	Tuning []SuiteTuning `json:"tuning,omitempty"`
 	// Version is amt's version that ran the suite.
 	Version string `json:"amt_version"`
 }
@@ -54,12 +57,32 @@ type SuiteAgent struct {
 	Options map[string]string `json:"options,omitempty"`
 }
 
+// SuiteTuning is how one agent's options were chosen on the suite: every
+// setting of its grid ran on every environment with the tuning seeds
+// (disjoint from the evaluation seeds); the setting of the best mean
+// normalised score over the environments was chosen.
+type SuiteTuning struct {
+	Agent    string         `json:"agent"`
+	Seeds    []uint64       `json:"tune_seeds"`
+	Settings []SuiteSetting `json:"settings"`
+	Chosen   int            `json:"chosen"`
+}
+
+// SuiteSetting is one point of a tuning grid: the agent's options (its
+// configured ones with the grid's) and its mean normalised score.
+type SuiteSetting struct {
+	Options  map[string]string `json:"options"`
+	MeanNorm float64           `json:"mean_normalised_score"`
+}
+
 // SuiteSUT is one system under test of a suite.
 type SuiteSUT struct {
 	Name      string `json:"name"`
 	CaseStudy string `json:"case_study"`
 	Model     File   `json:"model"`
 	Data      File   `json:"data"`
+	// Features is the context features' model ("" without one).
+	Features File `json:"features"`
 	// DataFormat is the data set's format; Images the number used.
 	DataFormat string `json:"data_format"`
 	Images     int    `json:"images"`
