@@ -88,8 +88,9 @@ rq3: build
 	$(foreach e,$(RQ3),$(call experiment,$(e)))
 
 # The committed results (results/README.md): every experiment of rq1, rq2
-# and rq3, the two exhaustive tables with their context features in
-# results/sweeps/ (gzip -n: the same bytes for the same table), every
+# and rq3, the two exhaustive tables with their context features and
+# grey-box blocks in results/sweeps/ (gzip -n: the same bytes for the same
+# table; the suite's check replays its runs on them), every
 # report redrawn from its folder, then the check that go test ./results
 # (and so make test) runs: replaying the agents from the committed tables
 # and redrawing must give the committed files; the README's results block
@@ -101,9 +102,9 @@ results: build
 	rm -rf $(addprefix results/,$(RESULTS))
 	$(MAKE) rq1 rq2 rq3
 	mkdir -p results/sweeps
-	$(BIN) sweep -config experiments/rq1-classification.yaml -csv results/sweeps/classification.csv -features results/sweeps/classification-features.f32
-	$(BIN) sweep -config experiments/rq1-detection.yaml -csv results/sweeps/detection.csv -features results/sweeps/detection-features.f32
-	gzip -n -9 -f results/sweeps/classification.csv results/sweeps/classification-features.f32 results/sweeps/detection.csv results/sweeps/detection-features.f32
+	$(BIN) sweep -config experiments/rq1-classification.yaml -csv results/sweeps/classification.csv -features results/sweeps/classification-features.f32 -sut-features results/sweeps/classification-sut.f32
+	$(BIN) sweep -config experiments/rq1-detection.yaml -csv results/sweeps/detection.csv -features results/sweeps/detection-features.f32 -sut-features results/sweeps/detection-sut.f32
+	gzip -n -9 -f results/sweeps/classification.csv results/sweeps/classification-features.f32 results/sweeps/classification-sut.f32 results/sweeps/detection.csv results/sweeps/detection-features.f32 results/sweeps/detection-sut.f32
 	for e in $(RESULTS); do $(BIN) plot -dir results/$$e || exit 1; done
 	$(GO) test -count=1 -run TestREADMEResults ./results -update
 	$(GO) test -count=1 ./results

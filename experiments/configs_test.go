@@ -18,6 +18,15 @@ func TestShippedConfigs(t *testing.T) {
 		t.Fatalf("configs: %v %v", files, err)
 	}
 	for _, f := range files {
+		if IsSuite(f) {
+			s, err := LoadSuite(f, assets)
+			if err != nil {
+				t.Errorf("%v", err)
+			} else if s.Name != strings.TrimSuffix(f, ".yaml") || s.Output != filepath.Join("results", s.Name) {
+				t.Errorf("%s: name %q, output %q", f, s.Name, s.Output)
+			}
+			continue
+		}
 		c, err := LoadConfig(f, assets)
 		if err != nil {
 			t.Errorf("%v", err)
@@ -41,6 +50,9 @@ func TestShippedConfigsPrepare(t *testing.T) {
 	assets := sharedpath.ForTest(t, "assets")
 	files, _ := filepath.Glob("*.yaml")
 	for _, f := range files {
+		if IsSuite(f) {
+			continue // its SUTs are experiments, prepared by TestSuiteRun's kind
+		}
 		c, err := LoadConfig(f, assets)
 		if err != nil {
 			t.Fatal(err)

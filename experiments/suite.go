@@ -214,6 +214,26 @@ func LoadSuite(path, assetsDir string) (*SuiteConfig, error) {
 	return s, nil
 }
 
+// IsSuite reports whether the configuration file at path is a suite's
+// (its top level has the key suts) rather than an experiment's.
+func IsSuite(path string) bool {
+	b, err := readConfigFile(path)
+	if err != nil {
+		return false
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(b, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	top := root.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "suts" {
+			return true
+		}
+	}
+	return false
+}
+
 // readConfigFile reads a configuration file of at most maxConfigSize bytes.
 func readConfigFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -322,7 +342,7 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 		res.SUTs = append(res.SUTs, record.SuiteSUT{Name: sutName, CaseStudy: c.CaseStudy,
 			Model:      record.File{Path: filepath.ToSlash(relAssets(c.SUT.Model)), SHA256: e.modelHash},
 			Data:       record.File{Path: filepath.ToSlash(relAssets(c.Data.Path)), SHA256: e.dataHash},
-			DataFormat: c.Data.Format, Images: t.Images, Grey: c.Data.Format == "idx" || c.Data.Format == "fashion-mnist"})
+			DataFormat: c.Data.Format, Images: t.Images, Grey: c.Data.Format == "idx" || c.Data.Format == "fashion-mnist", SutContext: c.Features.sut()})
 		for _, scName := range cfg.Scenarios {
 			for _, obj := range cfg.Objectives {
 				sc, err := mr.Builtin(scName)
@@ -332,7 +352,7 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 				if obj == "fault" {
 					sc.Objective = scenario.Fault
 				}
-				env, err := t.replayEnv(sc, false)
+				env, err := t.replayEnv(sc, c.Features.sut())
 				if err != nil {
 					return res, fmt.Errorf("suite: %s: %w", c.Name, err)
 				}

@@ -65,11 +65,15 @@ var committedExperiments = []string{
 const sweepsDir = "sweeps"
 
 // sweepTable is a committed exhaustive table: its rows as the CSV holds
-// them, and the features of its images.
+// them, the features of its images and, when committed
+// (<case study>-sut.f32.gz, amt sweep -sut-features), their grey-box
+// blocks.
 type sweepTable struct {
 	rows     []record.Verdict
 	features []float32
 	dim      int
+	sut      []float32
+	sutDim   int
 }
 
 func readGzip(t *testing.T, path string) []byte {
@@ -114,17 +118,30 @@ func loadTables(t *testing.T) map[string]*sweepTable {
 			for _, r := range rows {
 				images[r.Image] = true
 			}
-			fPath := filepath.Join(sweepsDir, study+"-features.f32.gz")
-			raw := readGzip(t, fPath)
-			if len(raw)%(4*len(images)) != 0 {
-				tablesErr = fmt.Errorf("%s: %d bytes are not rows of float32 for %d images", fPath, len(raw), len(images))
+			read := func(fPath string) []float32 {
+				raw := readGzip(t, fPath)
+				if len(raw)%(4*len(images)) != 0 {
+					tablesErr = fmt.Errorf("%s: %d bytes are not rows of float32 for %d images", fPath, len(raw), len(images))
+					return nil
+				}
+				feats := make([]float32, len(raw)/4)
+				for i := range feats {
+					feats[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+				}
+				return feats
+			}
+			feats := read(filepath.Join(sweepsDir, study+"-features.f32.gz"))
+			if tablesErr != nil {
 				return
 			}
-			feats := make([]float32, len(raw)/4)
-			for i := range feats {
-				feats[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+			tab := &sweepTable{rows: rows, features: feats, dim: len(feats) / len(images)}
+			if sp := filepath.Join(sweepsDir, study+"-sut.f32.gz"); fileExists(sp) {
+				if tab.sut = read(sp); tablesErr != nil {
+					return
+				}
+				tab.sutDim = len(tab.sut) / len(images)
 			}
-			tables[study] = &sweepTable{rows: rows, features: feats, dim: len(feats) / len(images)}
+			tables[study] = tab
 		}
 	})
 	if tablesErr != nil {
@@ -492,4 +509,9 @@ func TestREADMEResults(t *testing.T) {
 		}
 		t.Errorf("README.md's results block differs from the committed results (run go test ./results -update):\n%s", firstDifference([]byte(want), []byte(got), "from the results", "in README.md"))
 	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -89,7 +89,15 @@ func TestCommittedSuite(t *testing.T) {
 			if got := experiments.SuiteOracles(rows, sc, e.Images); got != e.Oracles {
 				t.Errorf("%s: oracles %+v, committed %+v", e.Name, got, e.Oracles)
 			}
-			env, err := experiments.NewReplayEnv(rows, tab.features, bandit.Layout{Dim: tab.dim}, sc)
+			feats, layout := tab.features, bandit.Layout{Dim: tab.dim}
+			if sut.SutContext {
+				if tab.sut == nil {
+					t.Fatalf("the suite's context has the grey-box block, but results/sweeps/%s-sut.f32.gz is not committed", study)
+				}
+				feats = experiments.ConcatRows(tab.features, tab.dim, tab.sut, tab.sutDim, e.Images)
+				layout = bandit.Layout{Dim: tab.dim + tab.sutDim, Grey: tab.sutDim}
+			}
+			env, err := experiments.NewReplayEnv(rows, feats, layout, sc)
 			if err != nil {
 				t.Fatal(err)
 			}

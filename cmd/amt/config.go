@@ -32,6 +32,16 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 	}
 	var errs []error
 	for _, f := range fs.Args() {
+		if experiments.IsSuite(f) {
+			s, err := experiments.LoadSuite(f, *assets)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			fmt.Fprintf(env.stdout, "%s: ok: suite %s, %d systems under test × %d scenarios × %d objectives, %s, %s\n",
+				f, s.Name, len(s.SUTs), len(s.Scenarios), len(s.Objectives), plural.Count(len(s.Agents), "agent"), plural.Count(len(s.Seeds), "seed"))
+			continue
+		}
 		c, err := experiments.LoadConfig(f, *assets)
 		if err != nil {
 			errs = append(errs, err)

@@ -89,6 +89,9 @@ type SuiteSUT struct {
 	// Grey is true when the images are grey (R = G = B), on which the
 	// grayscale relation is the identity.
 	Grey bool `json:"grey,omitempty"`
+	// SutContext is true when the agents' context ends with the grey-box
+	// block (features.kind has sut): the SUT's own answer on the image.
+	SutContext bool `json:"sut_context,omitempty"`
 }
 
 // SuiteEnv is one environment and every agent's runs on it.
