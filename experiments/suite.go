@@ -334,7 +334,10 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 		if err != nil {
 			return res, err
 		}
-		keys, err := json.Marshal([]any{e.verdictKey, e.featureKey})
+		// A run depends on the verdicts and on the whole context: the
+		// features and, with kind sut, the grey-box block (which the
+		// verdicts' key covers: the same model on the same images).
+		keys, err := json.Marshal([]any{e.verdictKey, e.featureKey, c.Features.kind()})
 		if err != nil {
 			return res, fmt.Errorf("suite: %w", err)
 		}
@@ -342,6 +345,7 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 		res.SUTs = append(res.SUTs, record.SuiteSUT{Name: sutName, CaseStudy: c.CaseStudy,
 			Model:      record.File{Path: filepath.ToSlash(relAssets(c.SUT.Model)), SHA256: e.modelHash},
 			Data:       record.File{Path: filepath.ToSlash(relAssets(c.Data.Path)), SHA256: e.dataHash},
+			Features:   record.File{Path: filepath.ToSlash(relAssets(c.Features.Model)), SHA256: e.featHash},
 			DataFormat: c.Data.Format, Images: t.Images, Grey: c.Data.Format == "idx" || c.Data.Format == "fashion-mnist", SutContext: c.Features.sut()})
 		for _, scName := range cfg.Scenarios {
 			for _, obj := range cfg.Objectives {

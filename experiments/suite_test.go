@@ -236,3 +236,43 @@ func TestSuiteTune(t *testing.T) {
 		t.Fatalf("overlapping tuning seeds: %v", err)
 	}
 }
+
+// TestSuiteRunCacheContext: a run's cache key covers the whole context, so
+// adding the grey-box block to the features runs every agent anew instead
+// of reusing the runs made without it.
+func TestSuiteRunCacheContext(t *testing.T) {
+	needFashionMNIST(t)
+	assets := sharedpath.ForTest(t, "assets")
+	dir := t.TempDir()
+	doc := strings.Replace(tinySuite(dir), "scenarios: [hierarchical, rotation]", "scenarios: [basic]", 1)
+	doc = strings.Replace(doc, "seeds: 1-3", "seeds: 1", 1)
+	runs := func(kind string) int {
+		t.Helper()
+		path := filepath.Join(dir, "suite.yaml")
+		if err := os.WriteFile(path, []byte(strings.Replace(doc, "features: {kind: none}", "features: {kind: "+kind+"}", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadSuite(path, assets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := RunSuite(context.Background(), cfg, io.Discard, nil); err != nil {
+			t.Fatal(err)
+		}
+		files, err := filepath.Glob(filepath.Join(cfg.Cache, "suite-runs", "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(files)
+	}
+	first := runs("phash")
+	if first != 2*2*3 {
+		t.Fatalf("%d cached runs, want 2 SUTs × 2 objectives × 3 agents = 12", first)
+	}
+	if again := runs("phash"); again != first {
+		t.Fatalf("the same suite cached %d runs more", again-first)
+	}
+	if with := runs("[phash, sut]"); with != 2*first {
+		t.Fatalf("with the grey-box block: %d cached runs, want %d (new keys)", with, 2*first)
+	}
+}
