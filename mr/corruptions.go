@@ -1,0 +1,21 @@
+package mr
+
+// corruptions returns the registry entries of Hendrycks & Dietterich's
+// common corruptions (ICLR 2019; ImageNet-C, CIFAR-10-C), in the order of
+// the reference's make_cifar_c.py: the benchmark corruptions, then the
+// extra ones. Names are the reference's function names, except
+// brightness_c, whose plain name is amt's additive Brightness. Each takes
+// the CIFAR-10-C constants on images of at most 32×32 and ImageNet-C's on
+// larger ones.
+func corruptions() []Info {
+	return []Info{
+		corruption("defocus_blur", "disk kernel (ImageNet-C defocus blur)", func(s int) Relation { return DefocusBlur{s} }),
+		corruption("zoom_blur", "mean of central zooms (ImageNet-C zoom blur)", func(s int) Relation { return ZoomBlur{s} }),
+		corruption("brightness_c", "HSV value + c (ImageNet-C brightness)", func(s int) Relation { return BrightnessC{s} }),
+		corruption("contrast", "(x - mean)·c + mean (ImageNet-C contrast)", func(s int) Relation { return Contrast{s} }),
+		corruption("pixelate", "Pillow BOX down to c·size and back (ImageNet-C pixelate)", func(s int) Relation { return Pixelate{s} }),
+		corruption("jpeg_compression", "JPEG at quality q, Go encoder (ImageNet-C JPEG; substitute for libjpeg)", func(s int) Relation { return JPEGCompression{s} }),
+		corruption("gaussian_blur", "Gaussian blur of σ, border nearest (ImageNet-C extra)", func(s int) Relation { return GaussianBlur{s} }),
+		corruption("saturate", "HSV saturation·a + b (ImageNet-C extra)", func(s int) Relation { return Saturate{s} }),
+	}
+}

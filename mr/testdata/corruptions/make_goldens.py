@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""Goldens of amt's common corruptions (mr/*.go, issue #37).
+
+A re-statement, in numpy/scipy/Pillow, of the formulas of Hendrycks &
+Dietterich's reference (hendrycks/robustness: ImageNet-C/create_c/
+make_cifar_c.py for 32x32 images, ImageNet-C/imagenet_c/imagenet_c/
+corruptions.py for larger ones): the same constants per severity, order of
+operations, clipping and final np.uint8 truncation. skimage and OpenCV are
+not installed here, so their functions are restated too: skimage's
+rgb2hsv/hsv2rgb and filters.gaussian (= scipy.ndimage.gaussian_filter,
+mode 'nearest', truncate 4), OpenCV's getGaussianKernel (the bit-exact
+double formula of OpenCV 4), GaussianBlur and filter2D (correlation with
+border reflect-101 = scipy's 'mirror'). Pillow is the reference's own
+library for pixelate and jpeg_compression.
+
+Run from this directory with Debian's /usr/bin/python3 (numpy 1.24,
+scipy 1.10, Pillow 9.4):
+
+    /usr/bin/python3 make_goldens.py
+
+Inputs: the first 4 images of the CIFAR-10 test batch and COCO
+val2017/000000000139.jpg centre-cropped to a square and resized to 224x224
+with Pillow's bilinear filter (../shared/assets). Outputs:
+
+    src_cifar4.u8        4 x 32x32x3 source images (HWC, RGB)
+    src_224.png          the 224x224 source image
+    NAME_cifar.png       per corruption NAME: the 4 CIFAR follow-ups of
+                         severity 1, then of 2, ... 5, stacked (32x640)
+    NAME_48.png          the follow-ups of the central 48x48 of the 224
+                         image (ImageNet-C constants: it is larger than
+                         32x32) at severities 1..5, stacked (48x240)
+    NAME_224.png         the follow-ups of the 224 image at severities 1
+                         and 5, stacked (224x448); the other three would
+                         take 0.4 MB per corruption and their constants
+                         are covered by NAME_48.png
+    noise_stats.csv      the noise corruptions' per-level output mean and
+                         variance (see noise_stats below)
+"""
+import io
+import os
+import sys
+
+import numpy as np
+import scipy.ndimage as ndi
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED = os.path.normpath(os.path.join(HERE, '../../../../shared/assets'))
+
+
+def sources():
+    raw = open(os.path.join(SHARED, 'cifar10/test_batch_first1017.bin'), 'rb').read(4 * 3073)
+    cifar = []
+    for i in range(4):
+        rec = np.frombuffer(raw[i * 3073 + 1:(i + 1) * 3073], np.uint8)
+        cifar.append(rec.reshape(3, 32, 32).transpose(1, 2, 0).copy())
+    im = Image.open(os.path.join(SHARED, 'coco_val2017_subset158/val2017/000000000139.jpg')).convert('RGB')
+    w, h = im.size
+    s = min(w, h)
+    im = im.crop(((w - s) // 2, (h - s) // 2, (w - s) // 2 + s, (h - s) // 2 + s)).resize((224, 224), Image.BILINEAR)
+    return cifar, np.array(im)
+
+
+# ---- restated helpers ----
+
+def rgb2hsv(arr):  # skimage.color.rgb2hsv
+    out = np.empty_like(arr)
+    v = arr.max(-1)
+    delta = arr.ptp(-1)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        s = delta / v
+        s[delta == 0.] = 0.
+        idx = arr[..., 0] == v
+        out[idx, 0] = (arr[idx, 1] - arr[idx, 2]) / delta[idx]
+        idx = arr[..., 1] == v
+        out[idx, 0] = 2. + (arr[idx, 2] - arr[idx, 0]) / delta[idx]
+        idx = arr[..., 2] == v
+        out[idx, 0] = 4. + (arr[idx, 0] - arr[idx, 1]) / delta[idx]
+    h = (out[..., 0] / 6.) % 1.
+    h[delta == 0.] = 0.
+    out[..., 0], out[..., 1], out[..., 2] = h, s, v
+    out[np.isnan(out)] = 0
+    return out
+
+
+def hsv2rgb(arr):  # skimage.color.hsv2rgb
+    hi = np.floor(arr[..., 0] * 6)
+    f = arr[..., 0] * 6 - hi
+    p = arr[..., 2] * (1 - arr[..., 1])
+    q = arr[..., 2] * (1 - f * arr[..., 1])
+    t = arr[..., 2] * (1 - (1 - f) * arr[..., 1])
+    v = arr[..., 2]
+    hi = np.stack([hi, hi, hi], axis=-1).astype(np.uint8) % 6
+    return np.choose(hi, np.stack([np.stack((v, t, p), axis=-1), np.stack((q, v, p), axis=-1),
+                                   np.stack((p, v, t), axis=-1), np.stack((p, q, v), axis=-1),
+                                   np.stack((t, p, v), axis=-1), np.stack((v, p, q), axis=-1)]))
+
+
+def sk_gaussian(x, sigma):  # skimage.filters.gaussian(x, sigma, multichannel=True)
+    return ndi.gaussian_filter(x, sigma=(sigma, sigma, 0), mode='nearest', truncate=4.0)
+
+
+def cv_gauss_kernel(n, sigma):  # cv2.getGaussianKernel(n, sigma, CV_32F), OpenCV 4
+    x = np.arange(n) * 2.0 - (n - 1)
+    t = np.exp(x * x * (-0.125 / (sigma * sigma)))
+    return (t / t.sum()).astype(np.float32)
+
+
+def disk(radius, alias_blur):
+    if radius <= 8:
+        L, ks = np.arange(-8, 8 + 1), 3
+    else:
+        L, ks = np.arange(-radius, radius + 1), 5
+    X, Y = np.meshgrid(L, L)
+    d = np.array((X ** 2 + Y ** 2) <= radius ** 2, dtype=np.float32)
+    d /= np.sum(d)
+    g = cv_gauss_kernel(ks, alias_blur)
+    d = ndi.correlate1d(d, g, axis=1, mode='mirror')  # cv2.GaussianBlur: rows,
+    d = ndi.correlate1d(d, g, axis=0, mode='mirror')  # then columns
+    return d
+
+
+def small(x):
+    return x.shape[0] <= 32 and x.shape[1] <= 32
+
+
+def pick(x, s, cifar, imagenet):
+    return (cifar if small(x) else imagenet)[s - 1]
+
+
+def clipped_zoom(img, z):
+    out = img
+    for axis in (0, 1):
+        n = img.shape[axis]
+        ch = int(np.ceil(n / z))
+        top = (n - ch) // 2
+        out = np.take(out, np.arange(top, top + ch), axis=axis)
+    out = ndi.zoom(out, (z, z, 1), order=1)
+    for axis in (0, 1):
+        n = img.shape[axis]
+        trim = (out.shape[axis] - n) // 2
+        out = np.take(out, np.arange(trim, trim + n), axis=axis)
+    return out
+
+
+# ---- deterministic corruptions: x is an HxWx3 uint8 array ----
+
+def brightness_c(x, s):
+    c = pick(x, s, [.05, .1, .15, .2, .3], [.1, .2, .3, .4, .5])
+    x = rgb2hsv(x / 255.)
+    x[:, :, 2] = np.clip(x[:, :, 2] + c, 0, 1)
+    return np.clip(hsv2rgb(x), 0, 1) * 255
+
+
+def saturate(x, s):
+    c = pick(x, s, [(0.3, 0), (0.1, 0), (1.5, 0), (2, 0.1), (2.5, 0.2)],
+             [(0.3, 0), (0.1, 0), (2, 0), (5, 0.1), (20, 0.2)])
+    x = rgb2hsv(x / 255.)
+    x[:, :, 1] = np.clip(x[:, :, 1] * c[0] + c[1], 0, 1)
+    return np.clip(hsv2rgb(x), 0, 1) * 255
+
+
+def contrast(x, s):
+    c = pick(x, s, [.75, .5, .4, .3, 0.15], [0.4, .3, .2, .1, .05])
+    x = x / 255.
+    means = np.mean(x, axis=(0, 1), keepdims=True)
+    return np.clip((x - means) * c + means, 0, 1) * 255
+
+
+def gaussian_blur(x, s):
+    c = pick(x, s, [.4, .6, 0.7, .8, 1], [1, 2, 3, 4, 6])
+    return np.clip(sk_gaussian(x / 255., c), 0, 1) * 255
+
+
+def defocus_blur(x, s):
+    c = pick(x, s, [(0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (1, 0.2), (1.5, 0.1)],
+             [(3, 0.1), (4, 0.5), (6, 0.5), (8, 0.5), (10, 0.5)])
+    x = x / 255.
+    k = disk(c[0], c[1]).astype(np.float64)
+    ch = [ndi.correlate(x[:, :, d], k, mode='mirror') for d in range(3)]
+    return np.clip(np.stack(ch, axis=2), 0, 1) * 255
+
+
+def zoom_blur(x, s):
+    c = pick(x, s, [np.arange(1, 1.06, 0.01), np.arange(1, 1.11, 0.01), np.arange(1, 1.16, 0.01),
+                    np.arange(1, 1.21, 0.01), np.arange(1, 1.26, 0.01)],
+             [np.arange(1, 1.11, 0.01), np.arange(1, 1.16, 0.01), np.arange(1, 1.21, 0.02),
+              np.arange(1, 1.26, 0.02), np.arange(1, 1.31, 0.03)])
+    x = (x / 255.).astype(np.float32)
+    out = np.zeros_like(x)
+    for z in c:
+        out += clipped_zoom(x, z)
+    x = (x + out) / (len(c) + 1)
+    return np.clip(x, 0, 1) * 255
+
+
+def pixelate(x, s):
+    c = pick(x, s, [0.95, 0.9, 0.85, 0.75, 0.65], [0.6, 0.5, 0.4, 0.3, 0.25])
+    h, w = x.shape[:2]
+    im = Image.fromarray(x).resize((int(w * c), int(h * c)), Image.BOX).resize((w, h), Image.BOX)
+    return np.array(im)
+
+
+def jpeg_compression(x, s):
+    c = pick(x, s, [80, 65, 58, 50, 40], [25, 18, 15, 10, 7])
+    buf = io.BytesIO()
+    Image.fromarray(x).save(buf, 'JPEG', quality=c)
+    return np.array(Image.open(buf))
+
+
+DETERMINISTIC = [defocus_blur, zoom_blur, brightness_c, contrast, pixelate, jpeg_compression,
+                 gaussian_blur, saturate]
+
+
+def main():
+    cifar, big = sources()
+    open(os.path.join(HERE, 'src_cifar4.u8'), 'wb').write(b''.join(c.tobytes() for c in cifar))
+    Image.fromarray(big).save(os.path.join(HERE, 'src_224.png'), optimize=True)
+    mid = big[88:136, 88:136]
+    only = sys.argv[1:]
+    for f in DETERMINISTIC:
+        if only and f.__name__ not in only:
+            continue
+        save(f.__name__ + '_cifar', [f(x.copy(), s) for s in range(1, 6) for x in cifar])
+        save(f.__name__ + '_48', [f(mid.copy(), s) for s in range(1, 6)])
+        save(f.__name__ + '_224', [f(big.copy(), s) for s in (1, 5)])
+        print(f.__name__, 'done')
+
+
+def save(name, images):
+    Image.fromarray(np.concatenate([np.uint8(x) for x in images], axis=0)).save(
+        os.path.join(HERE, name + '.png'), optimize=True)
+
+
+if __name__ == '__main__':
+    main()
