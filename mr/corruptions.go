@@ -9,12 +9,16 @@ package mr
 // larger ones.
 func corruptions() []Info {
 	return []Info{
+		corruption("gaussian_noise", "x + N(0, c²) per value (ImageNet-C gaussian noise; random)", func(s int) Relation { return GaussianNoise{s} }),
+		corruption("shot_noise", "Poisson(x·c)/c per value (ImageNet-C shot noise; random)", func(s int) Relation { return ShotNoise{s} }),
+		corruption("impulse_noise", "salt and pepper on a fraction c of values (ImageNet-C impulse noise; random)", func(s int) Relation { return ImpulseNoise{s} }),
 		corruption("defocus_blur", "disk kernel (ImageNet-C defocus blur)", func(s int) Relation { return DefocusBlur{s} }),
 		corruption("zoom_blur", "mean of central zooms (ImageNet-C zoom blur)", func(s int) Relation { return ZoomBlur{s} }),
 		corruption("brightness_c", "HSV value + c (ImageNet-C brightness)", func(s int) Relation { return BrightnessC{s} }),
 		corruption("contrast", "(x - mean)·c + mean (ImageNet-C contrast)", func(s int) Relation { return Contrast{s} }),
 		corruption("pixelate", "Pillow BOX down to c·size and back (ImageNet-C pixelate)", func(s int) Relation { return Pixelate{s} }),
 		corruption("jpeg_compression", "JPEG at quality q, Go encoder (ImageNet-C JPEG; substitute for libjpeg)", func(s int) Relation { return JPEGCompression{s} }),
+		corruption("speckle_noise", "x + x·N(0, c²) per value (ImageNet-C extra; random)", func(s int) Relation { return SpeckleNoise{s} }),
 		corruption("gaussian_blur", "Gaussian blur of σ, border nearest (ImageNet-C extra)", func(s int) Relation { return GaussianBlur{s} }),
 		corruption("saturate", "HSV saturation·a + b (ImageNet-C extra)", func(s int) Relation { return Saturate{s} }),
 	}
