@@ -112,21 +112,32 @@ func cvGaussianKernel(n int, sigma float64) []float32 {
 
 // filter2D is cv2.filter2D(x, -1, k) of each channel of an h×w image of
 // 3 interleaved float64 channels with an n×n kernel (anchor at its
-// centre, correlation, border reflect-101). Zero taps are skipped, and
-// taps equal under the kernel's mirror symmetries are summed first.
+// centre, correlation, border reflect-101). The disk kernels are
+// symmetric about both axes, so taps (±dy, ±dx) are summed first and
+// multiplied once; zero taps are skipped. (OpenCV itself correlates
+// kernels this large through the DFT: the sums differ in the last bits.)
 func filter2D(x []float64, w, h int, k []float32, n int) []float64 {
 	r := n / 2
+	at := func(dy, dx int) float32 { return k[(dy+r)*n+dx+r] }
 	type tap struct {
 		dy, dx int
 		k      float64
 	}
 	var taps []tap
-	for y := 0; y < n; y++ {
-		for xx := 0; xx < n; xx++ {
-			if v := k[y*n+xx]; v != 0 {
-				taps = append(taps, tap{y - r, xx - r, float64(v)})
+	symmetric := true
+	for dy := 0; dy <= r; dy++ {
+		for dx := 0; dx <= r; dx++ {
+			v := at(dy, dx)
+			if v != at(-dy, dx) || v != at(dy, -dx) || v != at(-dy, -dx) {
+				symmetric = false
+			}
+			if v != 0 {
+				taps = append(taps, tap{dy, dx, float64(v)})
 			}
 		}
+	}
+	if !symmetric {
+		panic("mr: filter2D: kernel is not symmetric")
 	}
 	// Padded copy: the image with r reflected rows and columns around it,
 	// so that every tap reads a plain offset.
@@ -144,10 +155,32 @@ func filter2D(x []float64, w, h int, k []float32, n int) []float64 {
 	for y := 0; y < h; y++ {
 		o := out[y*n3 : (y+1)*n3]
 		for _, t := range taps {
-			in := pad[((y+r+t.dy)*pw+r+t.dx)*3:][:n3]
 			kv := t.k
-			for i := range o {
-				o[i] += in[i] * kv
+			// Padded rows start r columns left of the image: column x ± dx
+			// of the image is padded column x + r ± dx.
+			up := pad[(y+r-t.dy)*pw*3:]
+			dn := pad[(y+r+t.dy)*pw*3:]
+			l, rr := (r-t.dx)*3, (r+t.dx)*3
+			u0, u1 := up[l:][:n3], up[rr:][:n3]
+			switch {
+			case t.dy == 0 && t.dx == 0:
+				for i := range o {
+					o[i] += u0[i] * kv
+				}
+			case t.dy == 0:
+				for i := range o {
+					o[i] += (u0[i] + u1[i]) * kv
+				}
+			case t.dx == 0:
+				d0 := dn[l:][:n3]
+				for i := range o {
+					o[i] += (u0[i] + d0[i]) * kv
+				}
+			default:
+				d0, d1 := dn[l:][:n3], dn[rr:][:n3]
+				for i := range o {
+					o[i] += ((u0[i] + u1[i]) + (d0[i] + d1[i])) * kv
+				}
 			}
 		}
 	}
