@@ -60,3 +60,22 @@ func ApplySeed(r Relation, src rgb.Image, seed uint64) rgb.Image {
 	}
 	return r.Apply(src)
 }
+
+// draws is where a random corruption takes its random numbers, in the
+// order the reference draws them from numpy: from the caller's generator
+// in ApplyRand (rngDraws), from a recording of numpy's draws in the golden
+// tests. The reference's np.random.normal(loc, scale) is loc +
+// scale·Normal(), uniform(low, high) is low + (high − low)·Uniform(), and
+// randint(low, high) is low + IntN(high − low).
+type draws interface {
+	Normal() float64  // standard normal
+	Uniform() float64 // uniform in [0, 1)
+	IntN(n int) int   // uniform in [0, n)
+}
+
+// rngDraws are the draws of a generator.
+type rngDraws struct{ r *rand.Rand }
+
+func (d rngDraws) Normal() float64  { return d.r.NormFloat64() }
+func (d rngDraws) Uniform() float64 { return d.r.Float64() }
+func (d rngDraws) IntN(n int) int   { return d.r.IntN(n) }

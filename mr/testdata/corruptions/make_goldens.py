@@ -261,6 +261,111 @@ def noise_stats():
     open(os.path.join(HERE, 'noise_stats.csv'), 'w').write('\n'.join(rows) + '\n')
 
 
+# ---- random corruptions, drawing from a recorded tape ----
+
+class Tape:
+    """numpy's legacy generator, every draw rounded to float32 and recorded
+    in draw order (the Go tests replay the tape through the same formulas):
+    normal(loc, scale) = loc + scale*z, uniform(lo, hi) = lo + (hi-lo)*u,
+    randint(lo, hi) = lo + k with k in [0, hi-lo)."""
+
+    def __init__(self):
+        self.vals = []
+
+    def _rec(self, a):
+        a = np.asarray(a, dtype=np.float32)
+        self.vals.append(a.ravel())
+        return a.astype(np.float64)
+
+    def normal(self, loc, scale, size):
+        return loc + scale * self._rec(np.random.standard_normal(size))
+
+    def uniform(self, lo, hi, size):
+        return lo + (hi - lo) * self._rec(np.random.random_sample(size))
+
+    def randint(self, lo, hi, size):
+        return lo + self._rec(np.random.randint(0, hi - lo, size)).astype(np.int64)
+
+
+def glass_blur(x, s, tape):
+    c = pick(x, s, [(0.05, 1, 1), (0.25, 1, 1), (0.4, 1, 1), (0.25, 1, 2), (0.4, 1, 2)],
+             [(0.7, 1, 2), (0.9, 2, 1), (1, 2, 3), (1.1, 3, 2), (1.5, 4, 2)])
+    H, W = x.shape[:2]
+    x = np.uint8(sk_gaussian(x / 255., c[0]) * 255)
+    for i in range(c[2]):
+        for h in range(H - c[1], c[1], -1):
+            for w in range(W - c[1], c[1], -1):
+                dx, dy = tape.randint(-c[1], c[1], (2,))
+                h_prime, w_prime = h + dy, w + dx
+                # the reference's "swap" of numpy views (a copy in effect)
+                x[h, w], x[h_prime, w_prime] = x[h_prime, w_prime], x[h, w]
+    return np.clip(sk_gaussian(x / 255., c[0]), 0, 1) * 255
+
+
+def plasma_fractal(tape, mapsize, wibbledecay):
+    maparray = np.empty((mapsize, mapsize), dtype=np.float64)
+    maparray[0, 0] = 0
+    stepsize = mapsize
+    wibble = 100
+
+    def wibbledmean(array):
+        return array / 4 + wibble * tape.uniform(-wibble, wibble, array.shape)
+
+    def fillsquares():
+        cornerref = maparray[0:mapsize:stepsize, 0:mapsize:stepsize]
+        squareaccum = cornerref + np.roll(cornerref, shift=-1, axis=0)
+        squareaccum += np.roll(squareaccum, shift=-1, axis=1)
+        maparray[stepsize // 2:mapsize:stepsize, stepsize // 2:mapsize:stepsize] = wibbledmean(squareaccum)
+
+    def filldiamonds():
+        drgrid = maparray[stepsize // 2:mapsize:stepsize, stepsize // 2:mapsize:stepsize]
+        ulgrid = maparray[0:mapsize:stepsize, 0:mapsize:stepsize]
+        ltsum = (drgrid + np.roll(drgrid, 1, axis=0)) + (ulgrid + np.roll(ulgrid, -1, axis=1))
+        maparray[0:mapsize:stepsize, stepsize // 2:mapsize:stepsize] = wibbledmean(ltsum)
+        ttsum = (drgrid + np.roll(drgrid, 1, axis=1)) + (ulgrid + np.roll(ulgrid, -1, axis=0))
+        maparray[stepsize // 2:mapsize:stepsize, 0:mapsize:stepsize] = wibbledmean(ttsum)
+
+    while stepsize >= 2:
+        fillsquares()
+        filldiamonds()
+        stepsize //= 2
+        wibble /= wibbledecay
+    maparray -= maparray.min()
+    return maparray / maparray.max()
+
+
+def fog(x, s, tape):
+    c = pick(x, s, [(.2, 3), (.5, 3), (0.75, 2.5), (1, 2), (1.5, 1.75)],
+             [(1.5, 2), (2., 2), (2.5, 1.7), (2.5, 1.5), (3., 1.4)])
+    H, W = x.shape[:2]
+    m = 1
+    while m < max(H, W):
+        m *= 2
+    x = x / 255.
+    max_val = x.max()
+    x += c[0] * plasma_fractal(tape, m, c[1])[:H, :W][..., np.newaxis]
+    return np.clip(x * max_val / (max_val + c[0]), 0, 1) * 255
+
+
+RANDOM = [glass_blur, fog]
+
+
+def random_goldens(f, cifar, mid):
+    """NAME_cifar.png (the first 2 CIFAR images at severities 1..5,
+    32x320), NAME_48.png (the 48x48 crop at 1..5) and NAME_tape.f32 (the
+    draws, float32 little-endian, in that order; NAME_tape.i8, int8, when
+    all are small integers), seed 37."""
+    np.random.seed(37)
+    tape = Tape()
+    save(f.__name__ + '_cifar', [f(x.copy(), s, tape) for s in range(1, 6) for x in cifar[:2]])
+    save(f.__name__ + '_48', [f(mid.copy(), s, tape) for s in range(1, 6)])
+    vals = np.concatenate(tape.vals)
+    if np.all(vals == np.round(vals)) and np.all(np.abs(vals) < 128):
+        vals.astype('i1').tofile(os.path.join(HERE, f.__name__ + '_tape.i8'))  # integer draws only
+    else:
+        vals.astype('<f4').tofile(os.path.join(HERE, f.__name__ + '_tape.f32'))
+
+
 DETERMINISTIC = [defocus_blur, zoom_blur, brightness_c, contrast, pixelate, jpeg_compression,
                  gaussian_blur, saturate]
 
@@ -279,6 +384,11 @@ def main():
         save(f.__name__ + '_cifar', [f(x.copy(), s) for s in range(1, 6) for x in cifar])
         save(f.__name__ + '_48', [f(mid.copy(), s) for s in range(1, 6)])
         save(f.__name__ + '_224', [f(big.copy(), s) for s in (1, 5)])
+        print(f.__name__, 'done')
+    for f in RANDOM:
+        if only and f.__name__ not in only:
+            continue
+        random_goldens(f, cifar, mid)
         print(f.__name__, 'done')
 
 
