@@ -135,6 +135,9 @@ func gaussianFilter(x []float64, w, h, ch int, sigma float64) []float64 {
 func gaussianFilterMode(x []float64, w, h, ch int, sigma, truncate float64, border func(i, n int) int) []float64 {
 	k := gaussKernel(sigma, truncate)
 	r := len(k) - 1
+	if 2*r+1 > max(w, h) {
+		return newFoldedGauss(w, h, k, border).apply(x, ch)
+	}
 	tmp := make([]float64, len(x))
 	row := w * ch
 	// Axis 0: along y.
@@ -169,6 +172,79 @@ func gaussianFilterMode(x []float64, w, h, ch int, sigma, truncate float64, bord
 					s += (in[idx[xx+r-j]+c] + in[idx[xx+r+j]+c]) * k[j]
 				}
 				out[xx*ch+c] = s
+			}
+		}
+	}
+	return dst
+}
+
+// foldedGauss is gaussianFilterMode for kernels wider than the image
+// (elastic_transform's σ of 171 pixels at 224×224): along each axis the
+// kernel is folded through the border into an n×n matrix, weight (i, m)
+// the sum of the taps that read sample m for output i, and each pass is a
+// matrix product, n² per line instead of 2r+1 per sample. The sums are
+// ordered differently from SciPy's (last-bit differences).
+type foldedGauss struct {
+	w, h   int
+	fy, ft []float64 // h×h; w×w transposed
+}
+
+// newFoldedGauss folds the half kernel k for a w×h image.
+func newFoldedGauss(w, h int, k []float64, border func(i, n int) int) foldedGauss {
+	r := len(k) - 1
+	fold := func(n int) []float64 {
+		m := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := -r; j <= r; j++ {
+				m[i*n+border(i+j, n)] += k[max(j, -j)]
+			}
+		}
+		return m
+	}
+	g := foldedGauss{w: w, h: h, fy: fold(h), ft: make([]float64, w*w)}
+	// Transposed: column m of the folded matrix is contiguous, so both
+	// passes are axpy loops.
+	fx := fold(w)
+	for i := 0; i < w; i++ {
+		for m := 0; m < w; m++ {
+			g.ft[m*w+i] = fx[i*w+m]
+		}
+	}
+	return g
+}
+
+// apply filters x (ch interleaved channels) along y, then along x.
+func (g foldedGauss) apply(x []float64, ch int) []float64 {
+	w, h, fy, ft := g.w, g.h, g.fy, g.ft
+	row := w * ch
+	tmp := make([]float64, len(x))
+	for y := 0; y < h; y++ {
+		out := tmp[y*row : (y+1)*row]
+		for m := 0; m < h; m++ {
+			wt := fy[y*h+m]
+			in := x[m*row : (m+1)*row]
+			for i := range out {
+				out[i] += wt * in[i]
+			}
+		}
+	}
+	dst := make([]float64, len(x))
+	for y := 0; y < h; y++ {
+		in := tmp[y*row : (y+1)*row]
+		out := dst[y*row : (y+1)*row]
+		for c := 0; c < ch; c++ {
+			for m := 0; m < w; m++ {
+				v := in[m*ch+c]
+				col := ft[m*w : (m+1)*w]
+				if ch == 1 {
+					for xx, wt := range col {
+						out[xx] += wt * v
+					}
+					continue
+				}
+				for xx, wt := range col {
+					out[xx*ch+c] += wt * v
+				}
 			}
 		}
 	}

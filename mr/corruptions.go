@@ -18,6 +18,7 @@ func corruptions() []Info {
 		corruption("fog", "plasma-fractal haze (ImageNet-C fog; random)", func(s int) Relation { return Fog{s} }),
 		corruption("brightness_c", "HSV value + c (ImageNet-C brightness)", func(s int) Relation { return BrightnessC{s} }),
 		corruption("contrast", "(x - mean)·c + mean (ImageNet-C contrast)", func(s int) Relation { return Contrast{s} }),
+		corruption("elastic_transform", "random affine, then smooth random displacements (ImageNet-C elastic; random)", func(s int) Relation { return ElasticTransform{s} }),
 		corruption("pixelate", "Pillow BOX down to c·size and back (ImageNet-C pixelate)", func(s int) Relation { return Pixelate{s} }),
 		corruption("jpeg_compression", "JPEG at quality q, Go encoder (ImageNet-C JPEG; substitute for libjpeg)", func(s int) Relation { return JPEGCompression{s} }),
 		corruption("speckle_noise", "x + x·N(0, c²) per value (ImageNet-C extra; random)", func(s int) Relation { return SpeckleNoise{s} }),

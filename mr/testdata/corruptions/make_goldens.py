@@ -347,7 +347,104 @@ def fog(x, s, tape):
     return np.clip(x * max_val / (max_val + c[0]), 0, 1) * 255
 
 
-RANDOM = [glass_blur, fog]
+def cv_affine_from_3(src, dst):
+    """cv2.getAffineTransform: OpenCV's 6x6 system, LUImpl (partial
+    pivoting, elimination with d = -1/pivot, back substitution)."""
+    a = np.zeros((6, 6))
+    b = np.zeros(6)
+    for i in range(3):
+        sx, sy = float(src[i][0]), float(src[i][1])
+        a[2 * i] = [sx, sy, 1, 0, 0, 0]
+        a[2 * i + 1] = [0, 0, 0, sx, sy, 1]
+        b[2 * i], b[2 * i + 1] = float(dst[i][0]), float(dst[i][1])
+    m = 6
+    for i in range(m):
+        k = i
+        for j in range(i + 1, m):
+            if abs(a[j, i]) > abs(a[k, i]):
+                k = j
+        if k != i:
+            a[[i, k]] = a[[k, i]]
+            b[[i, k]] = b[[k, i]]
+        d = -1 / a[i, i]
+        for j in range(i + 1, m):
+            alpha = a[j, i] * d
+            for kk in range(i + 1, m):
+                a[j, kk] += alpha * a[i, kk]
+            b[j] += alpha * b[i]
+    for i in range(m - 1, -1, -1):
+        s = b[i]
+        for k in range(i + 1, m):
+            s -= a[i, k] * b[k]
+        b[i] = s / a[i, i]
+    return b.reshape(2, 3)
+
+
+def reflect101(i, n):
+    if n == 1:
+        return np.zeros_like(i)
+    p = 2 * n - 2
+    i = np.mod(i, p)
+    return np.where(i >= n, p - i, i)
+
+
+def cv_warp_affine_f32(img, M):
+    """cv2.warpAffine(img, M, (W, H), INTER_LINEAR, BORDER_REFLECT_101) of
+    a float32 HxWx3 image: the inverse matrix in double, coordinates in
+    1/1024 then 1/32 pixel (rint, +16, >> 5), float32 bilinear weights from
+    the 1/32 fractions, float32 sums in OpenCV's order."""
+    H, W = img.shape[:2]
+    m = M.ravel()
+    D = m[0] * m[4] - m[1] * m[3]
+    D = 1. / D if D != 0 else 0.
+    i0, i1, i3, i4 = m[4] * D, m[1] * -D, m[3] * -D, m[0] * D
+    i2 = -i0 * m[2] - i1 * m[5]
+    i5 = -i3 * m[2] - i4 * m[5]
+    xs, ys = np.arange(W, dtype=np.float64), np.arange(H, dtype=np.float64)
+    adelta = np.rint(i0 * xs * 1024).astype(np.int64)
+    bdelta = np.rint(i3 * xs * 1024).astype(np.int64)
+    X0 = np.rint((i1 * ys + i2) * 1024).astype(np.int64) + 16
+    Y0 = np.rint((i4 * ys + i5) * 1024).astype(np.int64) + 16
+    X = (X0[:, None] + adelta[None, :]) >> 5
+    Y = (Y0[:, None] + bdelta[None, :]) >> 5
+    sx, sy = X >> 5, Y >> 5
+    ax = ((X & 31).astype(np.float32) * np.float32(1 / 32))[..., None]
+    ay = ((Y & 31).astype(np.float32) * np.float32(1 / 32))[..., None]
+    one = np.float32(1)
+    w0, w1, w2, w3 = (one - ay) * (one - ax), (one - ay) * ax, ay * (one - ax), ay * ax
+    sx0, sx1, sy0, sy1 = reflect101(sx, W), reflect101(sx + 1, W), reflect101(sy, H), reflect101(sy + 1, H)
+    v = img[sy0, sx0] * w0 + img[sy0, sx1] * w1
+    v = v + img[sy1, sx0] * w2
+    v = v + img[sy1, sx1] * w3
+    return v.astype(np.float32)
+
+
+def elastic_transform(image, s, tape):
+    cs, ims = 32, 244
+    c = pick(image, s, [(cs * 0, cs * 0, cs * 0.08), (cs * 0.05, cs * 0.2, cs * 0.07), (cs * 0.08, cs * 0.06, cs * 0.06),
+                        (cs * 0.1, cs * 0.04, cs * 0.05), (cs * 0.1, cs * 0.03, cs * 0.03)],
+             [(ims * 2, ims * 0.7, ims * 0.1), (ims * 2, ims * 0.08, ims * 0.2), (ims * 0.05, ims * 0.01, ims * 0.02),
+              (ims * 0.07, ims * 0.01, ims * 0.02), (ims * 0.12, ims * 0.01, ims * 0.02)])
+    image = np.array(image, dtype=np.float32) / 255.
+    shape = image.shape
+    shape_size = shape[:2]
+    center_square = np.float32(shape_size) // 2
+    square_size = min(shape_size) // 3
+    pts1 = np.float32([center_square + square_size,
+                       [center_square[0] + square_size, center_square[1] - square_size],
+                       center_square - square_size])
+    pts2 = pts1 + tape.uniform(-c[2], c[2], pts1.shape).astype(np.float32)
+    M = cv_affine_from_3(pts1, pts2)
+    image = cv_warp_affine_f32(image, M)
+    dx = (ndi.gaussian_filter(tape.uniform(-1, 1, shape[:2]), c[1], mode='reflect', truncate=3) * c[0]).astype(np.float32)
+    dy = (ndi.gaussian_filter(tape.uniform(-1, 1, shape[:2]), c[1], mode='reflect', truncate=3) * c[0]).astype(np.float32)
+    dx, dy = dx[..., np.newaxis], dy[..., np.newaxis]
+    x, y, z = np.meshgrid(np.arange(shape[1]), np.arange(shape[0]), np.arange(shape[2]))
+    indices = np.reshape(y + dy, (-1, 1)), np.reshape(x + dx, (-1, 1)), np.reshape(z, (-1, 1))
+    return np.clip(ndi.map_coordinates(image, indices, order=1, mode='reflect').reshape(shape), 0, 1) * 255
+
+
+RANDOM = [glass_blur, fog, elastic_transform]
 
 
 def random_goldens(f, cifar, mid):
