@@ -72,6 +72,8 @@ func TestRandomCorruptionGoldens(t *testing.T) {
 		{"glass_blur", func(s int, src rgb.Image, d draws) rgb.Image { return GlassBlur{s}.apply(src, d) }},
 		{"fog", func(s int, src rgb.Image, d draws) rgb.Image { return Fog{s}.apply(src, d) }},
 		{"elastic_transform", func(s int, src rgb.Image, d draws) rgb.Image { return ElasticTransform{s}.apply(src, d) }},
+		{"motion_blur", func(s int, src rgb.Image, d draws) rgb.Image { return MotionBlur{s}.apply(src, d) }},
+		{"snow", func(s int, src rgb.Image, d draws) rgb.Image { return Snow{s}.apply(src, d) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tp := readTape(t, tc.name)

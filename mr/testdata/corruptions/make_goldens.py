@@ -444,7 +444,57 @@ def elastic_transform(image, s, tape):
     return np.clip(ndi.map_coordinates(image, indices, order=1, mode='reflect').reshape(shape), 0, 1) * 255
 
 
-RANDOM = [glass_blur, fog, elastic_transform]
+def magick_motion_blur(img, radius, sigma, angle):
+    """ImageMagick's MotionBlurImage (MagickCore/effect.c, 6.8+ and 7) of
+    an 8-bit HxWxC image, as read from and written to PNG by a Q16 build:
+    width = 2*ceil(radius)+1 taps exp(-i^2/(2 sigma^2)) normalised, tap i
+    at (x + ceil(i cos a - 0.5), y + ceil(i sin a - 0.5)), edge pixels
+    repeated, summed on v*257, rounded to the quantum, then
+    ScaleQuantumToChar. A restatement: ImageMagick is not installed."""
+    width = int(2 * np.ceil(radius) + 1)
+    i = np.arange(width, dtype=np.float64)
+    k = np.exp(-(i * i) / (2 * sigma * sigma)) / (np.sqrt(2 * np.pi) * sigma)
+    k = k / k.sum()
+    px, py = width * np.sin(np.deg2rad(angle)), width * np.cos(np.deg2rad(angle))
+    hyp = np.hypot(px, py)
+    ox = np.ceil(i * py / hyp - 0.5).astype(int)
+    oy = np.ceil(i * px / hyp - 0.5).astype(int)
+    H, W = img.shape[:2]
+    ys, xs = np.arange(H)[:, None], np.arange(W)[None, :]
+    acc = np.zeros(img.shape, dtype=np.float64)
+    for j in range(width):
+        sy = np.clip(ys + oy[j], 0, H - 1)
+        sx = np.clip(xs + ox[j], 0, W - 1)
+        acc += k[j] * (257.0 * img[sy, sx].astype(np.float64))
+    q = np.floor(np.clip(acc, 0, 65535) + 0.5).astype(np.int64)
+    t = q + 128
+    return ((t - (t >> 8)) >> 8).astype(np.uint8)
+
+
+def motion_blur(x, s, tape):
+    c = pick(x, s, [(6, 1), (6, 1.5), (6, 2), (8, 2), (9, 2.5)], [(10, 3), (15, 5), (15, 8), (15, 12), (20, 15)])
+    return magick_motion_blur(x, c[0], c[1], tape.uniform(-45, 45, ())[()])
+
+
+def snow(x, s, tape):
+    c = pick(x, s, [(0.1, 0.2, 1, 0.6, 8, 3, 0.95), (0.1, 0.2, 1, 0.5, 10, 4, 0.9), (0.15, 0.3, 1.75, 0.55, 10, 4, 0.9),
+                    (0.25, 0.3, 2.25, 0.6, 12, 6, 0.85), (0.3, 0.3, 1.25, 0.65, 14, 12, 0.8)],
+             [(0.1, 0.3, 3, 0.5, 10, 4, 0.8), (0.2, 0.3, 2, 0.5, 12, 4, 0.7), (0.55, 0.3, 4, 0.9, 12, 8, 0.7),
+              (0.55, 0.3, 4.5, 0.85, 12, 8, 0.65), (0.55, 0.3, 2.5, 0.85, 12, 12, 0.55)])
+    H, W = x.shape[:2]
+    x = np.array(x, dtype=np.float32) / 255.
+    snow_layer = tape.normal(c[0], c[1], x.shape[:2])
+    snow_layer = clipped_zoom(snow_layer[..., np.newaxis], c[2])
+    snow_layer[snow_layer < c[3]] = 0
+    snow_layer = (np.clip(snow_layer.squeeze(), 0, 1) * 255).astype(np.uint8)
+    snow_layer = magick_motion_blur(snow_layer[..., None], c[4], c[5], tape.uniform(-135, -45, ())[()])[..., 0] / 255.
+    snow_layer = snow_layer[..., np.newaxis]
+    gray = x[..., 0] * np.float32(0.299) + x[..., 1] * np.float32(0.587) + x[..., 2] * np.float32(0.114)  # cv2 RGB2GRAY
+    x = c[6] * x + (1 - c[6]) * np.maximum(x, gray.reshape(H, W, 1) * 1.5 + 0.5)
+    return np.clip(x + snow_layer + np.rot90(snow_layer, k=2), 0, 1) * 255
+
+
+RANDOM = [glass_blur, fog, elastic_transform, motion_blur, snow]
 
 
 def random_goldens(f, cifar, mid):
