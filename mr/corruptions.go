@@ -22,7 +22,7 @@ func corruptions() []Info {
 		corruption("contrast", "(x - mean)·c + mean (ImageNet-C contrast)", func(s int) Relation { return Contrast{s} }),
 		corruption("elastic_transform", "random affine, then smooth random displacements (ImageNet-C elastic; random)", func(s int) Relation { return ElasticTransform{s} }),
 		corruption("pixelate", "Pillow BOX down to c·size and back (ImageNet-C pixelate)", func(s int) Relation { return Pixelate{s} }),
-		corruption("jpeg_compression", "JPEG at quality q, Go encoder (ImageNet-C JPEG; substitute for libjpeg)", func(s int) Relation { return JPEGCompression{s} }),
+		corruption("jpeg_compression", "libjpeg round trip at quality q (ImageNet-C JPEG)", func(s int) Relation { return JPEGCompression{s} }),
 		corruption("speckle_noise", "x + x·N(0, c²) per value (ImageNet-C extra; random)", func(s int) Relation { return SpeckleNoise{s} }),
 		corruption("gaussian_blur", "Gaussian blur of σ, border nearest (ImageNet-C extra)", func(s int) Relation { return GaussianBlur{s} }),
 		corruption("saturate", "HSV saturation·a + b (ImageNet-C extra)", func(s int) Relation { return Saturate{s} }),

@@ -33,6 +33,8 @@ with Pillow's bilinear filter (../shared/assets). Outputs:
                          and 5, stacked (224x448); the other three would
                          take 0.4 MB per corruption and their constants
                          are covered by NAME_48.png
+    jpeg_compression_odd.png the follow-ups of the 37x29 crop at rows 50-78,
+                         columns 60-96 of the 224 image at severities 1..5
     noise_stats.csv      the noise corruptions' per-level output mean and
                          variance (see noise_stats below)
 """
@@ -522,6 +524,7 @@ def main():
     open(os.path.join(HERE, 'src_cifar4.u8'), 'wb').write(b''.join(c.tobytes() for c in cifar))
     Image.fromarray(big).save(os.path.join(HERE, 'src_224.png'), optimize=True)
     mid = big[88:136, 88:136]
+    odd = big[50:79, 60:97]  # 37 wide, 29 high
     only = sys.argv[1:]
     if not only or 'noise_stats' in only:
         noise_stats()
@@ -531,6 +534,8 @@ def main():
         save(f.__name__ + '_cifar', [f(x.copy(), s) for s in range(1, 6) for x in cifar])
         save(f.__name__ + '_48', [f(mid.copy(), s) for s in range(1, 6)])
         save(f.__name__ + '_224', [f(big.copy(), s) for s in (1, 5)])
+        if f is jpeg_compression:  # odd sizes: block padding, chroma edges
+            save(f.__name__ + '_odd', [f(odd.copy(), s) for s in range(1, 6)])
         print(f.__name__, 'done')
     for f in RANDOM:
         if only and f.__name__ not in only:
