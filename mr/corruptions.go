@@ -25,6 +25,7 @@ func corruptions() []Info {
 		corruption("jpeg_compression", "libjpeg round trip at quality q (ImageNet-C JPEG)", func(s int) Relation { return JPEGCompression{s} }),
 		corruption("speckle_noise", "x + x·N(0, c²) per value (ImageNet-C extra; random)", func(s int) Relation { return SpeckleNoise{s} }),
 		corruption("gaussian_blur", "Gaussian blur of σ, border nearest (ImageNet-C extra)", func(s int) Relation { return GaussianBlur{s} }),
+		corruption("spatter", "water or mud splashes (ImageNet-C extra; OpenCV steps restated; random)", func(s int) Relation { return Spatter{s} }),
 		corruption("saturate", "HSV saturation·a + b (ImageNet-C extra)", func(s int) Relation { return Saturate{s} }),
 	}
 }

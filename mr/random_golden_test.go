@@ -74,6 +74,7 @@ func TestRandomCorruptionGoldens(t *testing.T) {
 		{"elastic_transform", func(s int, src rgb.Image, d draws) rgb.Image { return ElasticTransform{s}.apply(src, d) }},
 		{"motion_blur", func(s int, src rgb.Image, d draws) rgb.Image { return MotionBlur{s}.apply(src, d) }},
 		{"snow", func(s int, src rgb.Image, d draws) rgb.Image { return Snow{s}.apply(src, d) }},
+		{"spatter", func(s int, src rgb.Image, d draws) rgb.Image { return Spatter{s}.apply(src, d) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tp := readTape(t, tc.name)

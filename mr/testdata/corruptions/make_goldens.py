@@ -496,7 +496,133 @@ def snow(x, s, tape):
     return np.clip(x + snow_layer + np.rot90(snow_layer, k=2), 0, 1) * 255
 
 
-RANDOM = [glass_blur, fog, elastic_transform, motion_blur, snow]
+def cv_canny(img, low, high):
+    """cv2.Canny(img, low, high): 3x3 Sobel (replicate), L1 magnitude,
+    non-maximum suppression with OpenCV's fixed-point tan(22.5) test (zero
+    magnitude outside), hysteresis over 8-neighbours."""
+    H, W = img.shape
+    p = np.pad(img.astype(np.int64), 1, mode='edge')
+    gx = (p[:-2, 2:] - p[:-2, :-2]) + 2 * (p[1:-1, 2:] - p[1:-1, :-2]) + (p[2:, 2:] - p[2:, :-2])
+    gy = (p[2:, :-2] - p[:-2, :-2]) + 2 * (p[2:, 1:-1] - p[:-2, 1:-1]) + (p[2:, 2:] - p[:-2, 2:])
+    mag = np.zeros((H + 2, W + 2), np.int64)
+    mag[1:-1, 1:-1] = np.abs(gx) + np.abs(gy)
+    state = np.ones((H + 2, W + 2), np.uint8)
+    stack = []
+    TG22 = 13573
+    for y in range(H):
+        for x in range(W):
+            Y, X = y + 1, x + 1
+            m = mag[Y, X]
+            if m <= low:
+                continue
+            xs, ys = int(gx[y, x]), int(gy[y, x])
+            ax, ay = abs(xs), abs(ys) << 15
+            t22 = ax * TG22
+            if ay < t22:
+                keep = m > mag[Y, X - 1] and m >= mag[Y, X + 1]
+            elif ay > t22 + (ax << 16):
+                keep = m > mag[Y - 1, X] and m >= mag[Y + 1, X]
+            else:
+                s = -1 if (xs ^ ys) < 0 else 1
+                keep = m > mag[Y - 1, X - s] and m > mag[Y + 1, X + s]
+            if keep:
+                state[Y, X] = 0
+                if m > high:
+                    state[Y, X] = 2
+                    stack.append((Y, X))
+    while stack:
+        Y, X = stack.pop()
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                if (dy or dx) and state[Y + dy, X + dx] == 0:
+                    state[Y + dy, X + dx] = 2
+                    stack.append((Y + dy, X + dx))
+    return np.where(state[1:-1, 1:-1] == 2, 255, 0).astype(np.uint8)
+
+
+def cv_distance_l2_5(img):
+    """cv2.distanceTransform(img, DIST_L2, 5): two chamfer passes with the
+    5x5 mask steps 1, 1.4, 2.1969 in 16-bit fixed point."""
+    H, W = img.shape
+    HV, DIAG, LONG, INF = 65536, 91750, 143976, (2 ** 31 - 1) >> 2
+    t = np.full((H + 4, W + 4), INF, np.int64)
+    for y in range(H):
+        for x in range(W):
+            Y, X = y + 2, x + 2
+            if img[y, x] == 0:
+                t[Y, X] = 0
+                continue
+            t[Y, X] = min(t[Y - 2, X - 1] + LONG, t[Y - 2, X + 1] + LONG, t[Y - 1, X - 2] + LONG,
+                          t[Y - 1, X - 1] + DIAG, t[Y - 1, X] + HV, t[Y - 1, X + 1] + DIAG,
+                          t[Y - 1, X + 2] + LONG, t[Y, X - 1] + HV)
+    for y in range(H - 1, -1, -1):
+        for x in range(W - 1, -1, -1):
+            Y, X = y + 2, x + 2
+            v = t[Y, X]
+            if v > HV:
+                v = min(v, t[Y + 2, X + 1] + LONG, t[Y + 2, X - 1] + LONG, t[Y + 1, X + 2] + LONG,
+                        t[Y + 1, X + 1] + DIAG, t[Y + 1, X] + HV, t[Y + 1, X - 1] + DIAG,
+                        t[Y + 1, X - 2] + LONG, t[Y, X + 1] + HV)
+                t[Y, X] = v
+    return (t[2:-2, 2:-2].astype(np.float64) * (1.0 / 65536)).astype(np.float32)
+
+
+def box3_sum(img):  # 3x3 sums, border reflect-101
+    return ndi.correlate(img.astype(np.float64), np.ones((3, 3)), mode='mirror')
+
+
+def cv_equalize_hist(img):
+    hist = np.bincount(img.ravel(), minlength=256)
+    i = int(np.nonzero(hist)[0][0])
+    if hist[i] == img.size:
+        return img.copy()
+    scale = np.float32(255) / np.float32(img.size - hist[i])
+    lut = np.zeros(256, np.uint8)
+    s = 0
+    for j in range(i + 1, 256):
+        s += int(hist[j])
+        lut[j] = min(max(np.round(np.float64(np.float32(s) * scale)), 0), 255)
+    return lut[img]
+
+
+def spatter(x, s, tape):
+    c = pick(x, s, [(0.62, 0.1, 0.7, 0.7, 0.5, 0), (0.65, 0.1, 0.8, 0.7, 0.5, 0), (0.65, 0.3, 1, 0.69, 0.5, 0),
+                    (0.65, 0.1, 0.7, 0.69, 0.6, 1), (0.65, 0.1, 0.5, 0.68, 0.6, 1)],
+             [(0.65, 0.3, 4, 0.69, 0.6, 0), (0.65, 0.3, 3, 0.68, 0.6, 0), (0.65, 0.3, 2, 0.68, 0.5, 0),
+              (0.65, 0.3, 1, 0.65, 1.5, 1), (0.67, 0.4, 1, 0.65, 1.5, 1)])
+    x = np.array(x, dtype=np.float32) / 255.
+    liquid_layer = tape.normal(c[0], c[1], x.shape[:2])
+    liquid_layer = ndi.gaussian_filter(liquid_layer, c[2], mode='nearest', truncate=4.0)
+    liquid_layer[liquid_layer < c[3]] = 0
+    if c[5] == 0:
+        liquid_layer = (liquid_layer * 255).astype(np.int64).astype(np.uint8)
+        dist = 255 - cv_canny(liquid_layer, 50, 150)
+        dist = cv_distance_l2_5(dist)
+        dist = np.minimum(dist, np.float32(20))                      # THRESH_TRUNC
+        dist = (box3_sum(dist) * (1.0 / 9)).astype(np.float32).astype(np.uint8)  # cv2.blur (float)
+        dist = cv_equalize_hist(dist)
+        ker = np.array([[-2, -1, 0], [-1, 1, 1], [0, 1, 2]], dtype=np.float64)
+        dist = np.clip(ndi.correlate(dist.astype(np.float64), ker, mode='mirror'), 0, 255).astype(np.uint8)
+        dist = (((box3_sum(dist).astype(np.int64) + 4) * 7282) >> 16).astype(np.float32)  # cv2.blur (uint8)
+        m = liquid_layer * dist
+        mx = m.max()
+        if mx == 0:
+            return np.zeros(x.shape, np.uint8)
+        m = m / mx
+        m *= np.float32(c[4])
+        color = np.stack([np.float32(175 / 255.), np.float32(238 / 255.), np.float32(238 / 255.)])
+        return np.clip(x + m[..., None] * color, 0, 1) * 255
+    m = np.where(liquid_layer > c[3], 1, 0)
+    m = ndi.gaussian_filter(m.astype(np.float64), c[4], mode='nearest', truncate=4.0)
+    m[m < 0.8] = 0
+    color = np.concatenate((63 / 255. * np.ones_like(x[..., :1]), 42 / 255. * np.ones_like(x[..., :1]),
+                            20 / 255. * np.ones_like(x[..., :1])), axis=2)
+    color *= m[..., np.newaxis]
+    x *= (1 - m[..., np.newaxis])
+    return np.clip(x + color, 0, 1) * 255
+
+
+RANDOM = [glass_blur, fog, elastic_transform, motion_blur, snow, spatter]
 
 
 def random_goldens(f, cifar, mid):
