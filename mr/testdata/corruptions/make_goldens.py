@@ -32,7 +32,9 @@ with Pillow's bilinear filter (../shared/assets). Outputs:
     NAME_224.png         the follow-ups of the 224 image at severities 1
                          and 5, stacked (224x448); the other three would
                          take 0.4 MB per corruption and their constants
-                         are covered by NAME_48.png
+                         are covered by NAME_48.png (none for brightness_c
+                         and saturate, per-pixel maps whose ImageNet-C
+                         constants NAME_48.png covers)
     jpeg_compression_odd.png the follow-ups of the 37x29 crop at rows 50-78,
                          columns 60-96 of the 224 image at severities 1..5
     noise_stats.csv      the noise corruptions' per-level output mean and
@@ -659,7 +661,8 @@ def main():
             continue
         save(f.__name__ + '_cifar', [f(x.copy(), s) for s in range(1, 6) for x in cifar])
         save(f.__name__ + '_48', [f(mid.copy(), s) for s in range(1, 6)])
-        save(f.__name__ + '_224', [f(big.copy(), s) for s in (1, 5)])
+        if f not in (brightness_c, saturate):  # per-pixel colour maps: the 48x48 crop covers them
+            save(f.__name__ + '_224', [f(big.copy(), s) for s in (1, 5)])
         if f is jpeg_compression:  # odd sizes: block padding, chroma edges
             save(f.__name__ + '_odd', [f(odd.copy(), s) for s in range(1, 6)])
         print(f.__name__, 'done')
