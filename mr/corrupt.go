@@ -220,7 +220,18 @@ func (g foldedGauss) apply(x []float64, ch int) []float64 {
 	tmp := make([]float64, len(x))
 	for y := 0; y < h; y++ {
 		out := tmp[y*row : (y+1)*row]
-		for m := 0; m < h; m++ {
+		m := 0
+		// Four input rows at a time: one load and store of out per four
+		// products.
+		for ; m+4 <= h; m += 4 {
+			w0, w1, w2, w3 := fy[y*h+m], fy[y*h+m+1], fy[y*h+m+2], fy[y*h+m+3]
+			in0, in1 := x[m*row:(m+1)*row], x[(m+1)*row:(m+2)*row]
+			in2, in3 := x[(m+2)*row:(m+3)*row], x[(m+3)*row:(m+4)*row]
+			for i := range out {
+				out[i] += (w0*in0[i] + w1*in1[i]) + (w2*in2[i] + w3*in3[i])
+			}
+		}
+		for ; m < h; m++ {
 			wt := fy[y*h+m]
 			in := x[m*row : (m+1)*row]
 			for i := range out {
@@ -232,16 +243,28 @@ func (g foldedGauss) apply(x []float64, ch int) []float64 {
 	for y := 0; y < h; y++ {
 		in := tmp[y*row : (y+1)*row]
 		out := dst[y*row : (y+1)*row]
+		if ch == 1 {
+			m := 0
+			for ; m+4 <= w; m += 4 {
+				v0, v1, v2, v3 := in[m], in[m+1], in[m+2], in[m+3]
+				c0, c1 := ft[m*w:(m+1)*w], ft[(m+1)*w:(m+2)*w]
+				c2, c3 := ft[(m+2)*w:(m+3)*w], ft[(m+3)*w:(m+4)*w]
+				for xx := range out {
+					out[xx] += (c0[xx]*v0 + c1[xx]*v1) + (c2[xx]*v2 + c3[xx]*v3)
+				}
+			}
+			for ; m < w; m++ {
+				v := in[m]
+				for xx, wt := range ft[m*w : (m+1)*w] {
+					out[xx] += wt * v
+				}
+			}
+			continue
+		}
 		for c := 0; c < ch; c++ {
 			for m := 0; m < w; m++ {
 				v := in[m*ch+c]
 				col := ft[m*w : (m+1)*w]
-				if ch == 1 {
-					for xx, wt := range col {
-						out[xx] += wt * v
-					}
-					continue
-				}
 				for xx, wt := range col {
 					out[xx*ch+c] += wt * v
 				}
