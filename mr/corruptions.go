@@ -7,6 +7,11 @@ package mr
 // brightness_c, whose plain name is amt's additive Brightness. Each takes
 // the CIFAR-10-C constants on images of at most 32×32 and ImageNet-C's on
 // larger ones.
+//
+// Frost is left out: it blends crops of the reference's six frost
+// photographs (ImageNet-C/create_c/frost1.png … frost6.jpg, 2 MB), which
+// amt does not ship, and a frost made from other pictures would be
+// another corruption under the same name.
 func corruptions() []Info {
 	return []Info{
 		corruption("gaussian_noise", "x + N(0, c²) per value (ImageNet-C gaussian noise; random)", func(s int) Relation { return GaussianNoise{s} }),
