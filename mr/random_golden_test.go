@@ -2,6 +2,7 @@ package mr
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,5 +108,40 @@ func TestRandomCorruptionGoldens(t *testing.T) {
 				t.Errorf("used %d of the tape's %d draws", tp.next, len(tp.vals))
 			}
 		})
+	}
+}
+
+// The random corruptions other than the noises are exact given numpy's
+// draws (TestRandomCorruptionGoldens); what ApplyRand adds is rngDraws,
+// whose draws must have the distributions of numpy's: uniform on [0, 1)
+// (mean 1/2, variance 1/12), standard normal (0, 1) and integers uniform
+// on [0, n) (mean (n−1)/2, variance (n²−1)/12). 200000 draws each, within
+// 5 standard errors (the variance's from the fourth moment: 1/80 for the
+// uniform, 2 for the normal, (n²−1)(3n²−7)/240 − ((n²−1)/12)² for IntN).
+func TestDrawDistributions(t *testing.T) {
+	d := rngDraws{Rand(1, rgb.New(1, 1), GlassBlur{1})}
+	const n = 200000
+	check := func(what string, draw func() float64, mean, variance, m4 float64) {
+		var s, s2 float64
+		for i := 0; i < n; i++ {
+			v := draw()
+			s += v
+			s2 += v * v
+		}
+		m := s / n
+		v := s2/n - m*m
+		// The variance's tolerance adds the bias of the estimated mean,
+		// (m − mean)² ≤ 25σ²/n at 5 standard errors (all of it for IntN(2),
+		// whose sample variance has no other spread).
+		if math.Abs(m-mean) > 5*math.Sqrt(variance/n) || math.Abs(v-variance) > 5*math.Sqrt((m4-variance*variance)/n)+25*variance/n {
+			t.Errorf("%s: mean %v variance %v, want %v %v", what, m, v, mean, variance)
+		}
+	}
+	check("Uniform", d.Uniform, 0.5, 1.0/12, 1.0/80)
+	check("Normal", d.Normal, 0, 1, 3)
+	for _, k := range []int{2, 4, 8} {
+		f := float64(k)
+		v := (f*f - 1) / 12
+		check(fmt.Sprintf("IntN(%d)", k), func() float64 { return float64(d.IntN(k)) }, (f-1)/2, v, (f*f-1)*(3*f*f-7)/240)
 	}
 }
