@@ -37,10 +37,11 @@ func corruptionSources(t *testing.T) (cifar []rgb.Image, mid, big rgb.Image) {
 	return cifar, mid, big
 }
 
-// match counts the values of got that differ from want by more than tol
-// levels, and the largest difference.
+// match counts the values of got that differ from want, those that do by
+// more than tol levels, and the largest difference.
 type match struct {
 	n, over, maxDiff int
+	differ           int // values not equal
 }
 
 func (m *match) add(got, want []uint8, tol int) {
@@ -48,6 +49,9 @@ func (m *match) add(got, want []uint8, tol int) {
 		d := int(g) - int(want[i])
 		d = max(d, -d)
 		m.n++
+		if d != 0 {
+			m.differ++
+		}
 		if d > tol {
 			m.over++
 		}

@@ -59,6 +59,21 @@ func readTape(t *testing.T, name string) *tape {
 	return p
 }
 
+// replayers are the random corruptions that take their draws from a
+// draws value (the noises draw from the generator directly and are
+// checked by their distributions instead).
+var replayers = []struct {
+	name  string
+	apply func(s int, src rgb.Image, d draws) rgb.Image
+}{
+	{"glass_blur", func(s int, src rgb.Image, d draws) rgb.Image { return GlassBlur{s}.apply(src, d) }},
+	{"fog", func(s int, src rgb.Image, d draws) rgb.Image { return Fog{s}.apply(src, d) }},
+	{"elastic_transform", func(s int, src rgb.Image, d draws) rgb.Image { return ElasticTransform{s}.apply(src, d) }},
+	{"motion_blur", func(s int, src rgb.Image, d draws) rgb.Image { return MotionBlur{s}.apply(src, d) }},
+	{"snow", func(s int, src rgb.Image, d draws) rgb.Image { return Snow{s}.apply(src, d) }},
+	{"spatter", func(s int, src rgb.Image, d draws) rgb.Image { return Spatter{s}.apply(src, d) }},
+}
+
 // TestRandomCorruptionGoldens replays the reference's draws (recorded by
 // make_goldens.py) through the random corruptions: the first 2 CIFAR
 // images and the 48×48 crop at severities 1–5 must match the reference's
@@ -66,17 +81,7 @@ func readTape(t *testing.T, name string) *tape {
 // tape exactly.
 func TestRandomCorruptionGoldens(t *testing.T) {
 	cifar, mid, _ := corruptionSources(t)
-	for _, tc := range []struct {
-		name  string
-		apply func(s int, src rgb.Image, d draws) rgb.Image
-	}{
-		{"glass_blur", func(s int, src rgb.Image, d draws) rgb.Image { return GlassBlur{s}.apply(src, d) }},
-		{"fog", func(s int, src rgb.Image, d draws) rgb.Image { return Fog{s}.apply(src, d) }},
-		{"elastic_transform", func(s int, src rgb.Image, d draws) rgb.Image { return ElasticTransform{s}.apply(src, d) }},
-		{"motion_blur", func(s int, src rgb.Image, d draws) rgb.Image { return MotionBlur{s}.apply(src, d) }},
-		{"snow", func(s int, src rgb.Image, d draws) rgb.Image { return Snow{s}.apply(src, d) }},
-		{"spatter", func(s int, src rgb.Image, d draws) rgb.Image { return Spatter{s}.apply(src, d) }},
-	} {
+	for _, tc := range replayers {
 		t.Run(tc.name, func(t *testing.T) {
 			tp := readTape(t, tc.name)
 			for _, set := range []struct {

@@ -13,8 +13,8 @@ import (
 //     centre (clipped_zoom, as in ZoomBlur but in float64), values below t
 //     set to 0, then clipped to [0, 1], ×255 and truncated to 8 bits;
 //  2. the layer is motion-blurred by ImageMagick's MotionBlurImage(r, σ,
-//     angle) with angle uniform in [−135, −45) (see MotionBlur: amt's
-//     restatement of ImageMagick, not compared with it), then /255;
+//     angle) with angle uniform in [−135, −45) (see MotionBlur), then
+//     /255;
 //  3. x becomes b·x + (1−b)·max(x, 1.5·gray(x) + 0.5) in float32, gray
 //     OpenCV's RGB2GRAY (0.299 R + 0.587 G + 0.114 B in float32);
 //  4. out = x + layer + layer rotated by 180°, clipped, ×255, truncated.
@@ -26,8 +26,10 @@ import (
 // (0.1, 0.3, 3, 0.5, 10, 4, 0.8), (0.2, 0.3, 2, 0.5, 12, 4, 0.7),
 // (0.55, 0.3, 4, 0.9, 12, 8, 0.7), (0.55, 0.3, 4.5, 0.85, 12, 8, 0.65),
 // (0.55, 0.3, 2.5, 0.85, 12, 12, 0.55) for larger ones
-// (imagenet_c/corruptions.py). It is Random: the layer's normals
-// row-major, then the angle's uniform. It does not move boxes.
+// (imagenet_c/corruptions.py). Against the reference itself (ImageMagick
+// 6.9.11, OpenCV 4.6; testdata/corruptions/check_reference.py) at most
+// 0.002 % of the values differ, by 1 level. It is Random: the layer's
+// normals row-major, then the angle's uniform. It does not move boxes.
 type Snow struct{ Severity int }
 
 // Name implements Relation ("snow:2").

@@ -453,8 +453,9 @@ def magick_motion_blur(img, radius, sigma, angle):
     an 8-bit HxWxC image, as read from and written to PNG by a Q16 build:
     width = 2*ceil(radius)+1 taps exp(-i^2/(2 sigma^2)) normalised, tap i
     at (x + ceil(i cos a - 0.5), y + ceil(i sin a - 0.5)), edge pixels
-    repeated, summed on v*257, rounded to the quantum, then
-    ScaleQuantumToChar. A restatement: ImageMagick is not installed."""
+    repeated, summed on v*257, rounded to the quantum, then q/257
+    truncated as ImageMagick 6.9.11 Q16 writes 8-bit PNGs (found with
+    check_reference.py, which runs ImageMagick itself through wand)."""
     width = int(2 * np.ceil(radius) + 1)
     i = np.arange(width, dtype=np.float64)
     k = np.exp(-(i * i) / (2 * sigma * sigma)) / (np.sqrt(2 * np.pi) * sigma)
@@ -471,8 +472,7 @@ def magick_motion_blur(img, radius, sigma, angle):
         sx = np.clip(xs + ox[j], 0, W - 1)
         acc += k[j] * (257.0 * img[sy, sx].astype(np.float64))
     q = np.floor(np.clip(acc, 0, 65535) + 0.5).astype(np.int64)
-    t = q + 128
-    return ((t - (t >> 8)) >> 8).astype(np.uint8)
+    return (q // 257).astype(np.uint8)
 
 
 def motion_blur(x, s, tape):
