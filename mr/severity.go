@@ -23,8 +23,6 @@ const (
 // as the smallest angle is for rotation.
 var severity = scenario.Param{Name: "severity", Unit: "level", Symbol: "SEV", Min: MinSeverity, Max: MaxSeverity, Scale: 1}
 
-// severityGrid is the corruptions' grid: 1, 2, 3, 4, 5.
-var severityGrid = []float64{1, 2, 3, 4, 5}
 
 // checkSeverity returns the one-line error for a severity that is not a
 // whole number in [MinSeverity, MaxSeverity], naming the relation.
@@ -38,7 +36,9 @@ func checkSeverity(name string, s float64) error {
 // corruption is the registry entry of a corruption: parameter severity
 // over the grid 1…5, built by mk at a checked severity.
 func corruption(name, summary string, mk func(s int) Relation) Info {
-	return Info{Name: name, Summary: summary, Param: severity, Corruption: true, Grid: severityGrid,
+	// The grid 1…5, a fresh slice per call as Relations promises.
+	grid := []float64{1, 2, 3, 4, 5}
+	return Info{Name: name, Summary: summary, Param: severity, Corruption: true, Grid: grid,
 		New: func(v float64) (Relation, error) {
 			if err := checkSeverity(name, v); err != nil {
 				return nil, err
