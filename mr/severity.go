@@ -23,7 +23,6 @@ const (
 // as the smallest angle is for rotation.
 var severity = scenario.Param{Name: "severity", Unit: "level", Symbol: "SEV", Min: MinSeverity, Max: MaxSeverity, Scale: 1}
 
-
 // checkSeverity returns the one-line error for a severity that is not a
 // whole number in [MinSeverity, MaxSeverity], naming the relation.
 func checkSeverity(name string, s float64) error {
