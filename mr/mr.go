@@ -15,8 +15,16 @@
 // parameter description and range, and doc line. New and Parse build
 // relations from names ("rotation:30,invert") with range checks, and
 // NewScenario and Builtin build the scenarios a bandit chooses from (the
-// paper's hierarchical, basic, rotation and shear sets, or user-defined
-// ones) as values of package scenario.
+// paper's hierarchical, basic, rotation and shear sets, the corruptions
+// sets, or user-defined ones) as values of package scenario.
+//
+// The registry also holds Hendrycks & Dietterich's common corruptions
+// (ImageNet-C, CIFAR-10-C; see corruptions), each parametrised by a
+// severity 1–5 and written after the reference implementation. Those that
+// draw random numbers are Random: they draw from a generator the caller
+// passes (ApplyRand), or from Rand(seed, image, relation) (ApplySeed); a
+// plain Apply is seed 0, so every relation's Apply stays a pure function
+// of the image.
 package mr
 
 import (

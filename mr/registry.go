@@ -29,6 +29,10 @@ type Info struct {
 	// arms).
 	Paper bool
 	Grid  []float64
+	// Corruption marks Hendrycks & Dietterich's common corruptions (their
+	// parameter is the severity 1–5, Grid 1…5), the arms of the built-in
+	// corruptions scenarios.
+	Corruption bool
 	// New returns the relation at a parameter value (ignored without a
 	// parameter), or an error naming the value and the valid range.
 	New func(param float64) (Relation, error)
@@ -49,9 +53,9 @@ func plain(r Relation) func(float64) (Relation, error) {
 }
 
 // Relations returns the registry: the paper's seven relations in its
-// order, then amt's own. Each call returns fresh values.
+// order, then amt's own, then the common corruptions (see corruptions). Each call returns fresh values.
 func Relations() []Info {
-	return []Info{
+	return append([]Info{
 		{Name: "blur", Summary: "3x3 box blur, reflect-101 border (imgaug AverageBlur(k=3))", Paper: true, New: plain(Blur{})},
 		{Name: "fliplr", Summary: "mirror left-right; boxes x' = (W-1) - x", Paper: true, New: plain(FlipLR{})},
 		{Name: "flipud", Summary: "mirror top-bottom; boxes y' = (H-1) - y", Paper: true, New: plain(FlipUD{})},
@@ -66,7 +70,7 @@ func Relations() []Info {
 		{Name: "brightness", Summary: "add DELTA to every channel value, saturating at 0 and 255; boxes unchanged",
 			Param: scenario.Param{Name: "delta", Unit: "levels", Symbol: "DELTA", Min: -MaxBrightness, Max: MaxBrightness, Scale: 10},
 			New:   func(d float64) (Relation, error) { b := Brightness{Delta: d}; return b, b.Validate() }},
-	}
+	}, corruptions()...)
 }
 
 // steps returns start, start+step, … ≤ stop, without 0.

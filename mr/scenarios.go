@@ -147,6 +147,46 @@ func FlatAll() scenario.Scenario {
 	return mustScenario("flat", scenario.Paper, arms)
 }
 
+// corruptionEntries returns the registry entries of the common
+// corruptions, in registry order.
+func corruptionEntries() []Info {
+	var out []Info
+	for _, in := range Relations() {
+		if in.Corruption {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// Corruptions returns the corruptions scenario (issue #37): one arm per
+// common corruption (Hendrycks & Dietterich), each with a parameter
+// bandit over the severities 1…5, objective scenario.Paper: a main arm
+// earns 1 per violation, a severity s the halving reward
+// 10000/2^(s−1) (Scale 1: 10000, 5000, 2500, 1250, 625), so the mildest
+// breaking severity is worth most.
+func Corruptions() scenario.Scenario {
+	var arms []scenario.Arm
+	for _, in := range corruptionEntries() {
+		arms = append(arms, scenario.Arm{Action: in.Name, Values: in.Grid})
+	}
+	return mustScenario("corruptions", scenario.Paper, arms)
+}
+
+// CorruptionsFlat returns the corruptions-flat scenario: one flat arm per
+// corruption and severity, in the corruptions scenario's variant order,
+// objective scenario.PaperFlat (an arm at severity s earns
+// 10000/2^(s−1) per violation).
+func CorruptionsFlat() scenario.Scenario {
+	var arms []scenario.Arm
+	for _, in := range corruptionEntries() {
+		for _, v := range in.Grid {
+			arms = append(arms, scenario.Arm{Action: in.Name, Values: []float64{v}})
+		}
+	}
+	return mustScenario("corruptions-flat", scenario.PaperFlat, arms)
+}
+
 // builtins are the built-in scenarios, the original tool's action sets. A
 // new one is one entry here.
 var builtins = []struct {
@@ -158,6 +198,8 @@ var builtins = []struct {
 	{"rotation", "one flat arm per rotation angle, each rewarded with its halving reward", func() scenario.Scenario { return mustFlat("rotation") }},
 	{"shear", "one flat arm per shear angle, each rewarded with its halving reward", func() scenario.Scenario { return mustFlat("shear") }},
 	{"flat", "every follow-up of the hierarchical scenario as a flat arm (59 arms), each rewarded 1 per violation", FlatAll},
+	{"corruptions", "the common corruptions (ImageNet-C/CIFAR-10-C), each with a parameter bandit over severities 1-5 earning 10000/2^(s-1)", Corruptions},
+	{"corruptions-flat", "every corruption at every severity as a flat arm, each earning 10000/2^(s-1) per violation", CorruptionsFlat},
 }
 
 func mustFlat(relation string) scenario.Scenario {

@@ -31,7 +31,10 @@ func cmdMRs(_ context.Context, env *cliEnv, args []string) error {
 			name += ":" + in.Param.Symbol
 			p = fmt.Sprintf("%s, halving reward every %v %s", in.Param.Describe(), in.Param.Scale, in.Param.Unit)
 		}
-		if !in.Paper {
+		switch {
+		case in.Corruption:
+			p += " (in the corruptions scenarios)"
+		case !in.Paper:
 			p += " (not in the paper's scenarios)"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", name, p, in.Summary)

@@ -33,6 +33,9 @@ func TestMRs(t *testing.T) {
 		"rotation: 36 arms, 36 variants",
 		"rotation:DEG for DEG in -90:90:5",
 		"shear: 18 arms, 18 variants",
+		"\n  corruptions: ",
+		"\n  corruptions-flat: ",
+		"severity in level in [1, 5], halving reward every 1 level (in the corruptions scenarios)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -28,9 +28,10 @@ const jpegQuality = 95
 // image file and writes the follow-up image as PNG or JPEG, by the output's
 // extension.
 func cmdTransform(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "transform", "-mr NAME[:VALUE][,NAME[:VALUE]...] [-param VALUE] [-max-pixels N] IN.png|IN.jpg OUT.png|OUT.jpg")
+	fs := newFlagSet(env, "transform", "-mr NAME[:VALUE][,NAME[:VALUE]...] [-param VALUE] [-seed N] [-max-pixels N] IN.png|IN.jpg OUT.png|OUT.jpg")
 	spec := fs.String("mr", "", `relation(s) to apply, e.g. "blur", "rotation:30", "rotation:30,invert" (applied in order); see "amt mrs"`)
 	param := fs.String("param", "", "parameter of a single parametric relation given without one (-mr rotation -param 30)")
+	seed := fs.Uint64("seed", 0, "seed of a random relation's draws (the noise corruptions, glass_blur, fog, …): mr.Rand(seed, image, relation); 0, the default, is what sweeps and runs use")
 	maxPixels := fs.Int64("max-pixels", data.DefaultMaxPixels, "the image budget: refuse an input of more pixels (width × height, read from its header before decoding)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -58,7 +59,7 @@ func cmdTransform(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("transform: %w", err)
 	}
-	dst := rel.Apply(src)
+	dst := mr.ApplySeed(rel, src, *seed)
 	if err := writeTransformOutput(out, dst, encode); err != nil {
 		return fmt.Errorf("transform: %w", err)
 	}

@@ -205,3 +205,34 @@ func FuzzTransform(f *testing.F) {
 		}
 	})
 }
+
+// -seed picks the draws of a random relation: the default 0 is Apply's
+// follow-up, another seed is mr.ApplySeed's; a deterministic relation
+// ignores it.
+func TestTransformSeed(t *testing.T) {
+	dir := t.TempDir()
+	src := goldentest.RandomImage(32, 32, 9)
+	in := tfWriteFile(t, dir, "in.png", tfEncodePNG(t, src))
+	for _, tc := range []struct {
+		spec string
+		seed string
+	}{{"gaussian_noise:3", ""}, {"gaussian_noise:3", "7"}, {"fog:2,invert", "7"}, {"contrast:2", "7"}} {
+		out := filepath.Join(dir, "out.png")
+		args := []string{"transform", "-mr", tc.spec}
+		var seed uint64
+		if tc.seed != "" {
+			args = append(args, "-seed", tc.seed)
+			seed = 7
+		}
+		if _, _, err := tfRun(t, append(args, in, out)...); err != nil {
+			t.Fatal(err)
+		}
+		rel, err := mr.Parse(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := tfReadPNG(t, out), mr.ApplySeed(rel, src, seed); !got.Equal(want) {
+			t.Errorf("%s -seed %q: output differs from mr.ApplySeed", tc.spec, tc.seed)
+		}
+	}
+}
