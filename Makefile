@@ -70,6 +70,7 @@ fuzz:
 	$(call fuzz1,FuzzParse,./mr)
 	$(call fuzz1,FuzzParseGrid,./scenario)
 	$(call fuzz1,FuzzPolicy,./bandit)
+	$(call fuzz1,FuzzState,./bandit)
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment

@@ -214,7 +214,7 @@ var schema = []key{
 	{path: "workers", def: "0", val: bind(intIn(0, 1024), func(c *Config) *int { return &c.Workers }),
 		doc: "concurrent sweep workers, each with its own copy of the model (0 = one per core)"},
 	{path: "state", defDoc: "none: every run starts afresh", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.State }),
-		doc: "a folder of agent state files <state>/<agent id>/seed-<n>.state: each run continues from its file when there is one and saves it afterwards (the paper's \"load existing or initialise new bandit\", for continuous integration)"},
+		doc: "a folder of agent state files <state>/<agent id>/seed-<n>.state: each run continues from its file when there is one and saves it afterwards (the paper's \"load existing or initialise new bandit\", for continuous integration). A state file carries a SHA-256 of its contents and every loaded number is range-checked (no NaN or infinite weight, counts >= 0, the configured learning rate): a corrupt, truncated or edited file, or one of an older format (before version 3), is an error naming the file and what is wrong, never silently reused; delete it to start afresh"},
 	{path: "gallery", def: "6", val: bind(intIn(0, 100), func(c *Config) *int { return &c.Gallery }),
 		doc: "violating cases per MR drawn into gallery/<agent>/<mr>.png (source and follow-up side by side): amt check draws its session's first ones, amt run those of the first agent's first seed; 0 = no gallery"},
 
