@@ -327,3 +327,13 @@ func FuzzState(f *testing.F) {
 		}
 	})
 }
+
+// TestBankWeightsBound checks that an agent whose regressor bank would
+// exceed limits.BankWeights is an error naming the limit, not an
+// allocation of gigabytes (1,024 bags × 1,024 hidden units).
+func TestBankWeightsBound(t *testing.T) {
+	_, err := New("bootstrap-ts", mr.Hierarchical(), Layout{Dim: 512}, Options{"bags": "1024", "hidden": "1024"}, 1)
+	if err == nil || !strings.Contains(err.Error(), "more than the limit") {
+		t.Errorf("err = %v", err)
+	}
+}

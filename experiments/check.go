@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/gate"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -304,11 +304,12 @@ const maxLabelsSize = 1 << 20
 // categories in class index order), else nil.
 func classNames(cfg *Config, src data.Source) ([]string, error) {
 	if cfg.SUT.Labels != "" {
-		b, err := os.ReadFile(cfg.SUT.Labels)
-		if err != nil {
+		b, err := limits.ReadFile(cfg.SUT.Labels, maxLabelsSize)
+		var tl *limits.TooLargeError
+		if err != nil && !errors.As(err, &tl) {
 			return nil, cfg.errAt("sut.labels", "%w", err)
 		}
-		if len(b) > maxLabelsSize {
+		if err != nil {
 			return nil, cfg.errAt("sut.labels", "%s: more than %d bytes; want one class name per line", cfg.SUT.Labels, maxLabelsSize)
 		}
 		var names []string

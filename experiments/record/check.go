@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -128,7 +128,7 @@ func WriteViolations(path string, vs []Violation) error {
 
 // ReadViolations reads a violations.jsonl; unknown fields are errors.
 func ReadViolations(path string) ([]Violation, error) {
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.LogBytes)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
@@ -254,7 +254,7 @@ func WriteCheck(path string, c Check) error {
 // ReadCheck reads a check.json; unknown fields are errors.
 func ReadCheck(path string) (Check, error) {
 	var c Check
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return c, fmt.Errorf("record: %w", err)
 	}

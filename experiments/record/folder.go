@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -100,7 +100,7 @@ func WriteTiming(path string, t Timing) error {
 // ReadTiming reads a timing.json.
 func ReadTiming(path string) (Timing, error) {
 	var t Timing
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return t, fmt.Errorf("record: %w", err)
 	}
@@ -233,7 +233,7 @@ func WriteMeta(path string, m Meta) error {
 // ReadMeta reads a run.json; unknown fields are errors.
 func ReadMeta(path string) (Meta, error) {
 	var m Meta
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return m, fmt.Errorf("record: %w", err)
 	}

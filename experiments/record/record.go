@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 
 	"github.com/amt-dev/amt/internal/atomicfile"
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // Counts is how often an arm (or parameter) was chosen and how many of
@@ -128,7 +129,7 @@ func WriteSummary(path string, s Summary) error {
 // ReadSummary reads a summary.json.
 func ReadSummary(path string) (Summary, error) {
 	var s Summary
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return s, fmt.Errorf("record: %w", err)
 	}
@@ -168,18 +169,22 @@ func encodeLog(lines []LogLine) ([]byte, error) {
 
 // ReadLog reads a JSON-lines progress log.
 func ReadLog(path string) ([]LogLine, error) {
-	f, err := os.Open(path)
+	f, err := limits.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	defer f.Close()
-	return readLog(f, path)
+	return DecodeLog(f, path)
 }
 
-func readLog(r io.Reader, name string) ([]LogLine, error) {
+// DecodeLog reads a JSON-lines progress log from r, bounded by
+// limits.LogBytes in all and limits.LineBytes a line; name is used in
+// errors.
+func DecodeLog(r io.Reader, name string) ([]LogLine, error) {
 	var out []LogLine
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	lr := limits.LineReader(r, name, limits.LogBytes, limits.LineBytes)
+	sc := bufio.NewScanner(lr)
+	sc.Buffer(make([]byte, 0, 64<<10), limits.LineBytes+1)
 	for n := 1; sc.Scan(); n++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
@@ -188,9 +193,15 @@ func readLog(r io.Reader, name string) ([]LogLine, error) {
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
+			if lerr := lr.Err(); lerr != nil {
+				return nil, fmt.Errorf("record: %w", lerr) // it names the file and line
+			}
 			return nil, fmt.Errorf("record: %s:%d: %w", name, n, err)
 		}
 		out = append(out, l)
+	}
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("record: %w", err)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("record: %s: %w", name, err)
