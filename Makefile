@@ -65,6 +65,7 @@ fuzz:
 	$(call fuzz1,FuzzConfig,./experiments)
 	$(call fuzz1,FuzzFeatures,./experiments)
 	$(call fuzz1,FuzzVerdictCSV,./experiments/record)
+	$(call fuzz1,FuzzBaseline,./experiments/record)
 	$(call fuzz1,FuzzReadJSONL,./bandit/ope)
 	$(call fuzz1,FuzzTransform,./cmd/amt)
 	$(call fuzz1,FuzzWarp,./mr)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
+	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -113,6 +114,9 @@ func folderName(what string) reader[string] {
 		}
 		if s == "" || strings.ContainsAny(s, "/\\ \t") {
 			return "", p.errf(n, key, "%q must not be empty or contain slashes or spaces (it names %s)", s, what)
+		}
+		if err := record.CheckName(s); err != nil {
+			return "", p.errf(n, key, "%v (it names %s)", err, what)
 		}
 		return s, nil
 	}}

@@ -264,7 +264,21 @@ func ReadCheck(path string) (Check, error) {
 		return c, fmt.Errorf("record: %s: %w", path, err)
 	}
 	if c.Verdict != VerdictPass && c.Verdict != VerdictFail {
-		return c, fmt.Errorf("record: %s: verdict %q, want %s or %s", path, c.Verdict, VerdictPass, VerdictFail)
+		return c, fmt.Errorf("record: %s: verdict %q, want %s or %s", path, clip(c.Verdict), VerdictPass, VerdictFail)
+	}
+	if err := (Counts{Count: c.Iterations, Violations: c.Violations}).Check(); err != nil {
+		return c, fmt.Errorf("record: %s: iterations: %w", path, err)
+	}
+	if err := CheckName(c.Agent); err != nil {
+		return c, fmt.Errorf("record: %s: agent: %w", path, err)
+	}
+	for i, m := range c.MRs {
+		if err := m.Counts.Check(); err != nil {
+			return c, fmt.Errorf("record: %s: mrs[%d] (%s): %w", path, i, clip(m.MR), err)
+		}
+		if err := m.Baseline.Check(); err != nil {
+			return c, fmt.Errorf("record: %s: mrs[%d] (%s): baseline: %w", path, i, clip(m.MR), err)
+		}
 	}
 	return c, nil
 }
