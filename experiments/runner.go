@@ -83,7 +83,17 @@ type seedWriter interface {
 // runSeed runs one agent over one seed, writes the run's progress log (and
 // with o.LogDecisions its decision log) to w, its state with o.StateDir,
 // and returns the run's summary row and measured times.
+//
+// With o.StateDir the seed's state file is locked (lockState) from before
+// newAgent loads it until it is saved again.
 func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), w seedWriter, o SeedsOptions, seed uint64) (record.Run, record.RunTiming, error) {
+	if o.StateDir != "" {
+		unlock, err := lockState(statePath(o.StateDir, seed))
+		if err != nil {
+			return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+		}
+		defer unlock()
+	}
 	agent, err := newAgent(seed)
 	if err != nil {
 		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
