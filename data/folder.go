@@ -49,8 +49,19 @@ func openFolder(dir string, dec Decoder) (*Folder, error) {
 		if strings.HasPrefix(name, ".") || !imageExts[strings.ToLower(filepath.Ext(name))] {
 			continue
 		}
-		if e.IsDir() {
+		// What the name leads to, through a symbolic link: a folder (or a
+		// link to one) is skipped as subfolders are; a FIFO, a device or a
+		// socket named like an image is an error here, before anything
+		// opens it (opening a FIFO blocks until a writer comes).
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("folder: %w", err)
+		}
+		if fi.IsDir() {
 			continue
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("folder: %s: %s is not a regular file (%s): remove it or move it out of the folder", dir, name, kindOf(fi.Mode()))
 		}
 		f.names = append(f.names, name)
 	}
@@ -141,4 +152,17 @@ func isAre(n int) string {
 		return "is"
 	}
 	return "are"
+}
+
+// kindOf names a file type for an error.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

@@ -134,7 +134,7 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		deadline = time.Now().Add(cc.Time)
 	}
 	vlog := &violationLog{sc: sc}
-	done, stage := 0, Stage{Name: "check " + cfg.Name + ": agent " + spec.ID + " (" + mode + ")", Unit: "iterations"}
+	done, stage := 0, Stage{Name: "check " + cfg.Name + ": agent " + spec.ID + " (" + mode + ")", Unit: "iteration"}
 	if progress != nil {
 		progress(stage, 0, budget)
 	}

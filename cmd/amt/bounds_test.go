@@ -81,3 +81,22 @@ func TestOPEBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckFlagErrors checks that each bad flag of amt check is named on
+// its own, and that an explicit value is never silently ignored: -alpha 0
+// used to fall back to the configuration's level (#34, class 8).
+func TestCheckFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-alpha", "0"}, "-alpha 0, want a significance level in (0, 1)"},
+		{[]string{"-alpha", "1.5"}, "-alpha 1.5"},
+		{[]string{"-margin", "200"}, "-margin 200, want percentage points in [0, 100]"},
+		{[]string{"-budget", "-5"}, "-budget -5"},
+		{[]string{"-time", "0s"}, "-time 0s"},
+	} {
+		p := runAmt(t, append([]string{"check", "-config", "missing.yaml"}, c.args...)...)
+		checkExit(t, p, 2, c.want)
+	}
+}
