@@ -276,8 +276,18 @@ func (e *Experiment) writeGallery(ctx context.Context, agent string, vs []record
 }
 
 // fillIDs sets the data set's image ids of violations (COCO image ids; the
-// index otherwise).
+// index otherwise) and, for an image folder, the images' file names, which
+// violations.jsonl, summary.md, junit.xml and the gallery then show.
 func (e *Experiment) fillIDs(vs []record.Violation) error {
+	if f, ok := e.data.(folderLister); ok {
+		names := f.Names()
+		for i := range vs {
+			if vs[i].Image >= 0 && vs[i].Image < len(names) {
+				vs[i].Name = names[vs[i].Image]
+			}
+		}
+		return nil
+	}
 	if e.data == nil || e.Config.Data.Format != "coco" {
 		return nil
 	}

@@ -142,7 +142,9 @@ func (e *Experiment) galleryPair(v record.Violation, boxes func(rgb.Image) ([]ga
 	follow := r.Apply(img)
 	p := gallery.Pair{Source: img, FollowUp: follow}
 	head := fmt.Sprintf("image %d", v.Image)
-	if v.ID != int64(v.Image) {
+	if v.Name != "" {
+		head = fmt.Sprintf("image %d (%s)", v.Image, v.Name)
+	} else if v.ID != int64(v.Image) {
 		head = fmt.Sprintf("image %d (id %d)", v.Image, v.ID)
 	}
 	p.Caption = append(p.Caption, head+" · "+record.DescribeScenario(e.Config.Scenario).VariantText(v.Variant))

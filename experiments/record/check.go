@@ -72,6 +72,9 @@ type Violation struct {
 	// of it (COCO image id; = Image otherwise).
 	Image int   `json:"image"`
 	ID    int64 `json:"id"`
+	// Name is the image's file name in an image folder data set; "" for
+	// the others, whose images have no file of their own.
+	Name string `json:"name,omitempty"`
 	// Variant is the follow-up's key ("rotation:-30", "blur"); MR its
 	// relation.
 	Variant string `json:"variant"`
