@@ -14,9 +14,10 @@ import (
 // subfolders), in byte order of their names. Its cases are unlabelled
 // (Label −1); use it to test a model on one's own images.
 type Folder struct {
-	dir   string
-	names []string
-	dec   Decoder
+	dir     string
+	names   []string
+	skipped []string // "name: why"
+	dec     Decoder
 	// sizes are the images' sizes from their headers; w, h their common
 	// size (0 when they differ).
 	sizes []image.Point
@@ -46,7 +47,16 @@ func openFolder(dir string, dec Decoder) (*Folder, error) {
 	f := &Folder{dir: dir, dec: dec}
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !imageExts[strings.ToLower(filepath.Ext(name))] {
+		if strings.HasPrefix(name, ".") {
+			if !e.IsDir() {
+				f.skipped = append(f.skipped, name+": hidden")
+			}
+			continue
+		}
+		if !imageExts[strings.ToLower(filepath.Ext(name))] {
+			if !e.IsDir() {
+				f.skipped = append(f.skipped, name+": not PNG or JPEG (.png, .jpg, .jpeg)")
+			}
 			continue
 		}
 		// What the name leads to, through a symbolic link: a folder (or a
@@ -66,7 +76,7 @@ func openFolder(dir string, dec Decoder) (*Folder, error) {
 		f.names = append(f.names, name)
 	}
 	if len(f.names) == 0 {
-		return nil, fmt.Errorf("folder: %s holds no .png, .jpg or .jpeg file", dir)
+		return nil, fmt.Errorf("folder: %s holds no .png, .jpg or .jpeg file%s", dir, listSkipped(f.skipped))
 	}
 	sort.Strings(f.names)
 	if err := f.checkHeaders(); err != nil {
@@ -143,7 +153,21 @@ func (f *Folder) Size(i int) (w, h int) { return f.sizes[i].X, f.sizes[i].Y }
 // Info describes the folder. Width and Height are the images' size when
 // their headers all give the same one, 0 otherwise.
 func (f *Folder) Info() Info {
-	return Info{Format: "folder", Path: f.dir, Len: f.Len(), Width: f.w, Height: f.h}
+	return Info{Format: "folder", Path: f.dir, Len: f.Len(), Width: f.w, Height: f.h, Skipped: append([]string(nil), f.skipped...)}
+}
+
+// listSkipped says which files a folder skipped, for an error: the first
+// maxListed, then how many more.
+func listSkipped(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	more := ""
+	if len(s) > maxListed {
+		more = fmt.Sprintf("; and %d more", len(s)-maxListed)
+		s = s[:maxListed]
+	}
+	return fmt.Sprintf(" (skipped %s%s)", strings.Join(s, "; "), more)
 }
 
 // isAre is the verb of n things.

@@ -43,3 +43,25 @@ func TestFolderSpecialFiles(t *testing.T) {
 		t.Fatal("OpenFolder blocked on a FIFO named x.png")
 	}
 }
+
+// TestFolderSkippedSaid checks that the files a folder does not read are
+// listed with the reason (#34, class 8): in Info, and in the error of a
+// folder with no image it reads.
+func TestFolderSkippedSaid(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.gif", "b.webp", ".c.png"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+	}
+	_, err := OpenFolder(dir)
+	if err == nil || !strings.Contains(err.Error(), "skipped .c.png: hidden; a.gif: not PNG or JPEG") {
+		t.Errorf("no readable image: err = %v", err)
+	}
+	writePNG(t, filepath.Join(dir, "d.png"), 4, 4, 1)
+	f, err := OpenFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Info().Skipped; len(s) != 3 || !strings.HasPrefix(s[2], "b.webp: not PNG or JPEG") {
+		t.Errorf("Info().Skipped = %q", s)
+	}
+}
