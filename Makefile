@@ -66,11 +66,14 @@ fuzz:
 	$(call fuzz1,FuzzConfig,./experiments)
 	$(call fuzz1,FuzzFeatures,./experiments)
 	$(call fuzz1,FuzzVerdictCSV,./experiments/record)
+	$(call fuzz1,FuzzBaseline,./experiments/record)
+	$(call fuzz1,FuzzReadJSONL,./bandit/ope)
 	$(call fuzz1,FuzzTransform,./cmd/amt)
 	$(call fuzz1,FuzzWarp,./mr)
 	$(call fuzz1,FuzzParse,./mr)
 	$(call fuzz1,FuzzParseGrid,./scenario)
 	$(call fuzz1,FuzzPolicy,./bandit)
+	$(call fuzz1,FuzzState,./bandit)
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment

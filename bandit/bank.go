@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/internal/tape"
 )
 
@@ -169,6 +170,10 @@ func initState(eta float64, banks ...*bank) gdState {
 func newBank(m, d, h int, rng *rand.Rand) (*bank, error) {
 	if m < 1 || d < 1 || h < 0 {
 		return nil, fmt.Errorf("bandit: regressor bank needs M >= 1, D >= 1, H >= 0; got %d, %d, %d", m, d, h)
+	}
+	if w := int64(m) * int64(max(h, 1)) * int64(d+1); w > limits.BankWeights {
+		return nil, fmt.Errorf("bandit: a regressor bank of %d regressors × %d hidden units × %d inputs has %d weights, more than the limit of %d (fewer arms, bags, policies, hidden units or a smaller context)",
+			m, h, d+1, w, limits.BankWeights)
 	}
 	b := &bank{M: m, D: d, H: h}
 	rows := m

@@ -493,11 +493,9 @@ func (h *hts) loadState(dec *gob.Decoder) error {
 		if len(st.Mu[i]) != d || len(st.Sigma[i]) != d*d {
 			return fmt.Errorf("hts state model %d has %d weights, want %d", i, len(st.Mu[i]), d)
 		}
-		for _, v := range append(append([]float64(nil), st.Mu[i]...), st.Sigma[i]...) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("hts state model %d holds %v", i, v)
-			}
-		}
+	}
+	if err := st.check(); err != nil {
+		return err
 	}
 	if err := h.pcg.UnmarshalBinary(st.RNG); err != nil {
 		return err

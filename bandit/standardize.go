@@ -212,6 +212,9 @@ func (s *Standardizer) loadState(dec *gob.Decoder) error {
 	if len(st.Mean) != s.in || len(st.M2) != s.in || len(st.PMean) != s.proj || len(st.PM2) != s.proj || !(st.N >= 0) {
 		return fmt.Errorf("standardizer state has wrong sizes")
 	}
+	if err := st.check(); err != nil {
+		return err
+	}
 	s.n = st.N
 	copy(s.mean, st.Mean)
 	copy(s.m2, st.M2)

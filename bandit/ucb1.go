@@ -101,6 +101,9 @@ func (u *ucb1) loadState(dec *gob.Decoder) error {
 	if len(s.N) != u.k || len(s.Sum) != u.k {
 		return fmt.Errorf("ucb1 state has %d arms, want %d", len(s.N), u.k)
 	}
+	if err := s.check(); err != nil {
+		return err
+	}
 	u.t, u.n, u.sum, u.cLo, u.cHi = s.T, s.N, s.Sum, s.CLo, s.CHi
 	return nil
 }

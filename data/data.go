@@ -107,6 +107,10 @@ type Info struct {
 	// Annotations, Crowd and Unannotated count COCO annotations, crowd
 	// annotations and images without annotations.
 	Annotations, Crowd, Unannotated int
+	// Skipped lists the files of an image folder it does not read, each
+	// with the reason ("a.gif: not PNG or JPEG", ".x.png: hidden"), so
+	// that none is left out without a word.
+	Skipped []string
 }
 
 // Class is one class of a classification data set or one category of a

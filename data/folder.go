@@ -14,9 +14,10 @@ import (
 // subfolders), in byte order of their names. Its cases are unlabelled
 // (Label −1); use it to test a model on one's own images.
 type Folder struct {
-	dir   string
-	names []string
-	dec   Decoder
+	dir     string
+	names   []string
+	skipped []string // "name: why"
+	dec     Decoder
 	// sizes are the images' sizes from their headers; w, h their common
 	// size (0 when they differ).
 	sizes []image.Point
@@ -46,16 +47,36 @@ func openFolder(dir string, dec Decoder) (*Folder, error) {
 	f := &Folder{dir: dir, dec: dec}
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !imageExts[strings.ToLower(filepath.Ext(name))] {
+		if strings.HasPrefix(name, ".") {
+			if !e.IsDir() {
+				f.skipped = append(f.skipped, name+": hidden")
+			}
 			continue
 		}
-		if e.IsDir() {
+		if !imageExts[strings.ToLower(filepath.Ext(name))] {
+			if !e.IsDir() {
+				f.skipped = append(f.skipped, name+": not PNG or JPEG (.png, .jpg, .jpeg)")
+			}
 			continue
+		}
+		// What the name leads to, through a symbolic link: a folder (or a
+		// link to one) is skipped as subfolders are; a FIFO, a device or a
+		// socket named like an image is an error here, before anything
+		// opens it (opening a FIFO blocks until a writer comes).
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("folder: %w", err)
+		}
+		if fi.IsDir() {
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("folder: %s: %s is not a regular file (%s): remove it or move it out of the folder", dir, name, kindOf(fi.Mode()))
 		}
 		f.names = append(f.names, name)
 	}
 	if len(f.names) == 0 {
-		return nil, fmt.Errorf("folder: %s holds no .png, .jpg or .jpeg file", dir)
+		return nil, fmt.Errorf("folder: %s holds no .png, .jpg or .jpeg file%s", dir, listSkipped(f.skipped))
 	}
 	sort.Strings(f.names)
 	if err := f.checkHeaders(); err != nil {
@@ -132,7 +153,21 @@ func (f *Folder) Size(i int) (w, h int) { return f.sizes[i].X, f.sizes[i].Y }
 // Info describes the folder. Width and Height are the images' size when
 // their headers all give the same one, 0 otherwise.
 func (f *Folder) Info() Info {
-	return Info{Format: "folder", Path: f.dir, Len: f.Len(), Width: f.w, Height: f.h}
+	return Info{Format: "folder", Path: f.dir, Len: f.Len(), Width: f.w, Height: f.h, Skipped: append([]string(nil), f.skipped...)}
+}
+
+// listSkipped says which files a folder skipped, for an error: the first
+// maxListed, then how many more.
+func listSkipped(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	more := ""
+	if len(s) > maxListed {
+		more = fmt.Sprintf("; and %d more", len(s)-maxListed)
+		s = s[:maxListed]
+	}
+	return fmt.Sprintf(" (skipped %s%s)", strings.Join(s, "; "), more)
 }
 
 // isAre is the verb of n things.
@@ -141,4 +176,17 @@ func isAre(n int) string {
 		return "is"
 	}
 	return "are"
+}
+
+// kindOf names a file type for an error.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

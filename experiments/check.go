@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/gate"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -134,7 +134,7 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		deadline = time.Now().Add(cc.Time)
 	}
 	vlog := &violationLog{sc: sc}
-	done, stage := 0, Stage{Name: "check " + cfg.Name + ": agent " + spec.ID + " (" + mode + ")", Unit: "iterations"}
+	done, stage := 0, Stage{Name: "check " + cfg.Name + ": agent " + spec.ID + " (" + mode + ")", Unit: "iteration"}
 	if progress != nil {
 		progress(stage, 0, budget)
 	}
@@ -276,8 +276,18 @@ func (e *Experiment) writeGallery(ctx context.Context, agent string, vs []record
 }
 
 // fillIDs sets the data set's image ids of violations (COCO image ids; the
-// index otherwise).
+// index otherwise) and, for an image folder, the images' file names, which
+// violations.jsonl, summary.md, junit.xml and the gallery then show.
 func (e *Experiment) fillIDs(vs []record.Violation) error {
+	if f, ok := e.data.(folderLister); ok {
+		names := f.Names()
+		for i := range vs {
+			if vs[i].Image >= 0 && vs[i].Image < len(names) {
+				vs[i].Name = names[vs[i].Image]
+			}
+		}
+		return nil
+	}
 	if e.data == nil || e.Config.Data.Format != "coco" {
 		return nil
 	}
@@ -304,11 +314,12 @@ const maxLabelsSize = 1 << 20
 // categories in class index order), else nil.
 func classNames(cfg *Config, src data.Source) ([]string, error) {
 	if cfg.SUT.Labels != "" {
-		b, err := os.ReadFile(cfg.SUT.Labels)
-		if err != nil {
+		b, err := limits.ReadFile(cfg.SUT.Labels, maxLabelsSize)
+		var tl *limits.TooLargeError
+		if err != nil && !errors.As(err, &tl) {
 			return nil, cfg.errAt("sut.labels", "%w", err)
 		}
-		if len(b) > maxLabelsSize {
+		if err != nil {
 			return nil, cfg.errAt("sut.labels", "%s: more than %d bytes; want one class name per line", cfg.SUT.Labels, maxLabelsSize)
 		}
 		var names []string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
+	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -103,6 +104,27 @@ func nonEmpty(want string) reader[string] {
 	}}
 }
 
+// folderPath reads the path of a folder amt reads or writes: not empty,
+// without a NUL byte (which no file system allows: the value would pass
+// here and fail late, at the first file written), and not the path of an
+// existing file that is not a folder (which would fail late with an error
+// about a file inside it). A folder that does not exist yet is fine.
+func folderPath() reader[string] {
+	return reader[string]{want: "a folder path", parse: func(p *parser, n *yaml.Node, key string) (string, error) {
+		s, err := nonEmpty("a folder path").parse(p, n, key)
+		if err != nil {
+			return "", err
+		}
+		if strings.ContainsRune(s, 0) {
+			return "", p.errf(n, key, "%q holds a NUL byte; want a folder path", s)
+		}
+		if fi, err := os.Stat(s); err == nil && !fi.IsDir() {
+			return "", p.errf(n, key, "%s exists and is not a folder; want a folder path", s)
+		}
+		return s, nil
+	}}
+}
+
 // folderName reads a name that names a results folder: no slashes, no
 // spaces.
 func folderName(what string) reader[string] {
@@ -113,6 +135,9 @@ func folderName(what string) reader[string] {
 		}
 		if s == "" || strings.ContainsAny(s, "/\\ \t") {
 			return "", p.errf(n, key, "%q must not be empty or contain slashes or spaces (it names %s)", s, what)
+		}
+		if err := record.CheckName(s); err != nil {
+			return "", p.errf(n, key, "%v (it names %s)", err, what)
 		}
 		return s, nil
 	}}

@@ -2,13 +2,10 @@ package experiments
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
+	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
@@ -69,8 +66,7 @@ func (e *Experiment) drawRunGallery(ctx context.Context, agent string, l *violat
 // and the detector's boxes on both images). what says whose violations
 // they are ("seed 1").
 func (e *Experiment) drawGallery(ctx context.Context, agent string, vs []record.Violation, what string) error {
-	dir := filepath.Join(e.Config.Output, record.GalleryDir, agent)
-	keep := map[string]bool{}
+	var keep []string
 	if e.Config.Gallery > 0 && len(vs) > 0 {
 		boxes, err := e.galleryBoxer()
 		if err != nil {
@@ -115,26 +111,14 @@ func (e *Experiment) drawGallery(ctx context.Context, agent string, vs []record.
 			if err := record.WriteFileAtomic(name, b); err != nil {
 				return err
 			}
-			keep[filepath.Base(name)] = true
+			keep = append(keep, record.GalleryFile(agent, mr))
 		}
 	}
 	// Sheets of an earlier run in the same folder that this one did not
-	// rewrite would show violations it did not find.
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, en := range ents {
-		if en.Type().IsRegular() && strings.HasSuffix(en.Name(), ".png") && !keep[en.Name()] {
-			if err := os.Remove(filepath.Join(dir, en.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	// rewrite would show violations it did not find: they are deleted, but
+	// only those amt wrote (record.ReplaceWritten), never a file of
+	// someone else's.
+	return record.ReplaceWritten(e.Config.Output, []string{path.Join(record.GalleryDir, agent)}, keep)
 }
 
 func firstOf(shown, all int) string {
@@ -158,7 +142,9 @@ func (e *Experiment) galleryPair(v record.Violation, boxes func(rgb.Image) ([]ga
 	follow := r.Apply(img)
 	p := gallery.Pair{Source: img, FollowUp: follow}
 	head := fmt.Sprintf("image %d", v.Image)
-	if v.ID != int64(v.Image) {
+	if v.Name != "" {
+		head = fmt.Sprintf("image %d (%s)", v.Image, v.Name)
+	} else if v.ID != int64(v.Image) {
 		head = fmt.Sprintf("image %d (id %d)", v.Image, v.ID)
 	}
 	p.Caption = append(p.Caption, head+" · "+record.DescribeScenario(e.Config.Scenario).VariantText(v.Variant))

@@ -645,15 +645,25 @@ type imageLister interface {
 	ImageFiles() (names, paths []string)
 }
 
+// A folderLister is a data set of the image files of one folder that it
+// names (data.Folder).
+type folderLister interface {
+	Names() []string
+}
+
 // dataHash returns the hex sha256 that the cache keys and run.json record
-// for a data set: pathHash of its path (a CIFAR-10 or IDX file; an image
-// folder's files), for an IDX data set with labels the hash of that hash
-// and the label file's, and for a data set that lists its image files (COCO) the hash of
+// for a data set: pathHash of its path (a CIFAR-10 or IDX file), for an
+// IDX data set with labels the hash of that hash and the label file's, for
+// an image folder folderHash of the files it reads, and for a data set
+// that lists its image files (COCO) the hash of
 // the JSON's hash followed by every listed image, in the JSON's order, as
 // its name and the sha256 of its content — so that a changed image
 // invalidates the cached verdicts and features, not only a changed JSON.
 // The images are hashed in parallel (GOMAXPROCS readers).
 func dataHash(ctx context.Context, path string, src data.Source) (string, error) {
+	if f, ok := src.(folderLister); ok {
+		return folderHash(ctx, path, f.Names())
+	}
 	h, err := pathHash(ctx, path)
 	if err != nil {
 		return "", err
@@ -700,6 +710,25 @@ func dataHash(ctx context.Context, path string, src data.Source) (string, error)
 		fmt.Fprintf(all, "%s %s\n", name, sums[i])
 	}
 	return hex.EncodeToString(all.Sum(nil)), nil
+}
+
+// folderHash hashes the files of folder dir that an image folder data set
+// reads, exactly those (names, as the data set lists them, and
+// contents): a file read through a symbolic link is hashed through it, so
+// re-pointing the link changes the key, and a file the data set does not
+// read (a README, .DS_Store, amt's own results when the output is the
+// image folder) does not.
+func folderHash(ctx context.Context, dir string, names []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "folder\n")
+	for _, name := range names {
+		fh, err := fileHash(ctx, filepath.Join(dir, name))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %s\n", name, fh)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // pathHash hashes a file, or a folder's files (names and contents, sorted

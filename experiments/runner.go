@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -26,7 +27,8 @@ type SeedsOptions struct {
 	Timing bool
 	// StateDir, when set, is where each run's agent state is saved after
 	// the run, as seed-<n>.state (newAgent may load it; see
-	// loadOrNewAgent).
+	// loadOrNewAgent). RunSeeds saves the states only when every seed has
+	// run, with the results.
 	StateDir string
 	// Trace, when set, receives every iteration of every seed.
 	Trace func(seed uint64, s Step)
@@ -39,7 +41,15 @@ type SeedsOptions struct {
 	// propensity and cost, to decisions-seed-<n>.jsonl (record.Decision:
 	// the log format of amt ope).
 	LogDecisions bool
+
+	// deferState (RunSeeds) saves each seed's state beside its file, as
+	// seed-<n>.state.pending, for the caller to commit with the results;
+	// the caller holds the seeds' locks.
+	deferState bool
 }
+
+// pendingSuffix names a state saved by a run that has not finished yet.
+const pendingSuffix = ".pending"
 
 // RunSeeds runs one agent over every seed and writes the agent's folder
 // dir: seed-<n>.jsonl (each run's progress log), summary.json and
@@ -51,6 +61,22 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
 	if len(o.Seeds) == 0 {
 		return sum, fmt.Errorf("run %s: no seeds", o.Agent)
+	}
+	// With state, the seeds' states are locked first (a run that cannot
+	// have them all fails before it runs anything) and committed only with
+	// the results: an interrupted run leaves every state as it was, as it
+	// leaves the results, so that running the same command again trains
+	// each seed once, from the same state.
+	if o.StateDir != "" {
+		o.deferState = true
+		for _, seed := range o.Seeds {
+			unlock, err := lockState(statePath(o.StateDir, seed))
+			if err != nil {
+				return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+			}
+			defer unlock()
+			defer os.Remove(statePath(o.StateDir, seed) + pendingSuffix) // after a commit, there is none
+		}
 	}
 	folder, err := record.CreateAgentFolder(dir, o.Identity)
 	if err != nil {
@@ -70,7 +96,17 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 		}
 		runs, times = append(runs, run), append(times, tm)
 	}
-	return finishSeeds(folder, sc, o, runs, times)
+	sum, err = finishSeeds(folder, sc, o, runs, times)
+	if err != nil || o.StateDir == "" {
+		return sum, err
+	}
+	for _, seed := range o.Seeds {
+		p := statePath(o.StateDir, seed)
+		if err := os.Rename(p+pendingSuffix, p); err != nil {
+			return sum, fmt.Errorf("run %s, seed %d: saving its state: %w", o.Agent, seed, err)
+		}
+	}
+	return sum, nil
 }
 
 // A seedWriter keeps a run's progress log and decision log: an
@@ -83,7 +119,18 @@ type seedWriter interface {
 // runSeed runs one agent over one seed, writes the run's progress log (and
 // with o.LogDecisions its decision log) to w, its state with o.StateDir,
 // and returns the run's summary row and measured times.
+//
+// With o.StateDir the seed's state file is locked (lockState) from before
+// newAgent loads it until it is saved again, unless the caller holds the
+// lock and commits the state itself (o.deferState: RunSeeds).
 func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(seed uint64) (Agent, error), w seedWriter, o SeedsOptions, seed uint64) (record.Run, record.RunTiming, error) {
+	if o.StateDir != "" && !o.deferState {
+		unlock, err := lockState(statePath(o.StateDir, seed))
+		if err != nil {
+			return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
+		}
+		defer unlock()
+	}
 	agent, err := newAgent(seed)
 	if err != nil {
 		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
@@ -118,7 +165,11 @@ func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(s
 		}
 	}
 	if o.StateDir != "" {
-		if err := saveAgent(agent, statePath(o.StateDir, seed)); err != nil {
+		p := statePath(o.StateDir, seed)
+		if o.deferState {
+			p += pendingSuffix
+		}
+		if err := saveAgent(agent, p); err != nil {
 			return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 		}
 	}

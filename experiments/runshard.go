@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // Agent runs sharded by seed. Shard K of N runs every agent over the seeds
@@ -232,7 +233,7 @@ func (e *Experiment) mergeAgent(k int, a AgentSpec, lines []*seedLine, log io.Wr
 	for j, l := range lines {
 		r := l.Agents[k]
 		p := filepath.Join(dir, record.LogFile(l.Seed))
-		b, err := os.ReadFile(p)
+		b, err := limits.ReadFile(p, limits.LogBytes)
 		if err == nil && record.SHA256(b) != r.Log {
 			err = errors.New("it is not the log its shard wrote (its sha256 differs)")
 		}

@@ -254,6 +254,9 @@ func (f *CheckFolder) className(c int) string {
 }
 
 func imageText(v record.Violation) string {
+	if v.Name != "" {
+		return fmt.Sprintf("%d (%s)", v.Image, v.Name)
+	}
 	if v.ID != int64(v.Image) {
 		return fmt.Sprintf("%d (id %d)", v.Image, v.ID)
 	}

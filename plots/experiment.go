@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // Experiment is everything read from one experiment's result folder (see
@@ -138,7 +139,7 @@ func Load(dir string) (*Experiment, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	cp := filepath.Join(dir, record.ConfigFile)
-	if b, err := os.ReadFile(cp); err == nil {
+	if b, err := limits.ReadFile(cp, limits.JSONBytes); err == nil {
 		if e.Meta != nil && !e.Legacy && record.SHA256(b) != e.Meta.ConfigSHA256 {
 			return nil, fmt.Errorf("plots: %s is not the configuration of %s (its sha256 differs from config_sha256): it was edited or left by another run; %s", cp, mp, rerun)
 		}
@@ -147,7 +148,7 @@ func Load(dir string) (*Experiment, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	vp := filepath.Join(dir, record.VerdictsFile)
-	if b, err := os.ReadFile(vp); err == nil {
+	if b, err := limits.ReadFile(vp, limits.TableBytes); err == nil {
 		switch {
 		case e.Meta == nil:
 			e.Unchecked = append(e.Unchecked, record.VerdictsFile)
@@ -293,7 +294,7 @@ func loadAgent(dir string) (Agent, error) {
 		}
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f.path)
+		b, err := limits.ReadFile(f.path, limits.LogBytes)
 		if err != nil {
 			return Agent{}, fmt.Errorf("plots: %w", err)
 		}
@@ -304,7 +305,7 @@ func loadAgent(dir string) (Agent, error) {
 		} else if ok && record.SHA256(b) != want {
 			return Agent{}, fmt.Errorf("plots: %s is not the log %s records (its sha256 differs): it was edited or left by another run; %s", f.path, sp, rerun)
 		}
-		lines, err := record.ReadLog(f.path)
+		lines, err := record.DecodeLog(bytes.NewReader(b), f.path)
 		if err != nil {
 			return Agent{}, fmt.Errorf("plots: %w", err)
 		}

@@ -3,10 +3,7 @@ package plots
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -91,36 +88,15 @@ func Render(ctx context.Context, e *Experiment, opt Options) (Output, error) {
 	return out, nil
 }
 
-// outputExts are the extensions of the files Render writes into figures/
-// and tables/.
-var outputExts = map[string]bool{".png": true, ".svg": true, ".md": true, ".csv": true, ".tex": true}
-
 // removeStale deletes the figures and tables of earlier renders that this
 // one did not write (a section that no longer applies, a renamed agent), so
-// the folder never shows a figure of other results. Only files with the
-// extensions Render writes are touched.
+// the folder never shows a figure of other results — but only those amt
+// wrote: record.ReplaceWritten keeps the list of what it wrote, and a file
+// it did not write (a user's notes, another tool's figure) stays.
 func removeStale(dir string, out Output) error {
-	keep := map[string]bool{}
-	for _, f := range append(append([]string(nil), out.Figures...), out.Tables...) {
-		keep[filepath.Clean(f)] = true
-	}
-	for _, sub := range []string{record.FiguresDir, record.TablesDir} {
-		ents, err := os.ReadDir(filepath.Join(dir, sub))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("plots: %w", err)
-		}
-		for _, en := range ents {
-			rel := filepath.Join(sub, en.Name())
-			if !en.Type().IsRegular() || keep[rel] || !outputExts[filepath.Ext(en.Name())] {
-				continue
-			}
-			if err := os.Remove(filepath.Join(dir, rel)); err != nil {
-				return fmt.Errorf("plots: removing the stale %s: %w", rel, err)
-			}
-		}
+	now := append(append([]string(nil), out.Figures...), out.Tables...)
+	if err := record.ReplaceWritten(dir, []string{record.FiguresDir, record.TablesDir}, now); err != nil {
+		return fmt.Errorf("plots: %w", err)
 	}
 	return nil
 }

@@ -554,16 +554,25 @@ func TestRenderUnlabelledFolder(t *testing.T) {
 }
 
 // TestRenderRemovesStaleOutputs: a render deletes the figures and tables
-// an earlier render wrote that it does not write, and nothing else.
+// an earlier render wrote (as the list of what amt wrote says) that it
+// does not write, and nothing else: not a file of the same kinds that amt
+// did not write (#34, class 6).
 func TestRenderRemovesStaleOutputs(t *testing.T) {
 	dir := renderTiny(t, Options{})
 	stale := []string{"figures/old.png", "figures/old.svg", "tables/gone.csv", "tables/gone.md", "tables/gone.tex"}
-	kept := []string{"figures/notes.txt", "tables/README"}
+	kept := []string{"figures/notes.txt", "tables/README", "figures/mine.png", "tables/mine.csv", "figures/mine.svg"}
 	for _, f := range append(append([]string(nil), stale...), kept...) {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// An earlier amt wrote the stale files (and listed them); a crafted
+	// entry outside the folder is ignored.
+	if err := record.ReplaceWritten(dir, []string{"figures", "tables"}, append(stale, "figures/../../outside.png")); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(filepath.Dir(dir), "outside.png")
+	os.WriteFile(outside, []byte("x"), 0o644)
 	e, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -581,6 +590,9 @@ func TestRenderRemovesStaleOutputs(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("a file outside the folder listed as written was touched: %v", err)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"math"
 
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // Record is one logged decision: the context, the chosen arm (0-based), the
@@ -37,10 +38,15 @@ type Record struct {
 // violated), which are ignored; any other field is an error. Every record
 // must have the same context dimension, an arm >= 0, a probability in
 // (0, 1] and a finite cost; errors name the line.
+//
+// The log is bounded before anything is allocated for it (internal/limits):
+// at most limits.LogBytes in all, lines of at most limits.LineBytes,
+// arms below limits.Arms and contexts of at most limits.ContextDim values.
 func ReadJSONL(r io.Reader) ([]Record, error) {
 	var recs []Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	lr := limits.LineReader(r, "the log", limits.LogBytes, limits.LineBytes)
+	sc := bufio.NewScanner(lr)
+	sc.Buffer(make([]byte, 0, 64<<10), limits.LineBytes+1)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -64,6 +70,9 @@ func ReadJSONL(r io.Reader) ([]Record, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&raw); err != nil {
+			if lerr := lr.Err(); lerr != nil {
+				return nil, lerr // it names the line
+			}
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		switch {
@@ -77,8 +86,11 @@ func ReadJSONL(r io.Reader) ([]Record, error) {
 			return nil, fmt.Errorf("line %d: missing \"cost\"", line)
 		}
 		rec := Record{Context: raw.Context, Arm: *raw.Arm, Prob: *raw.Prob, Cost: *raw.Cost}
-		if rec.Arm < 0 {
-			return nil, fmt.Errorf("line %d: arm %d, want >= 0", line, rec.Arm)
+		if rec.Arm < 0 || rec.Arm >= limits.Arms {
+			return nil, fmt.Errorf("line %d: arm %d, want 0 <= arm < %d (limits.Arms)", line, rec.Arm, limits.Arms)
+		}
+		if len(rec.Context) > limits.ContextDim {
+			return nil, fmt.Errorf("line %d: %w", line, &limits.TooLargeError{What: "context", Size: int64(len(rec.Context)), Limit: limits.ContextDim, Unit: "values"})
 		}
 		if !(rec.Prob > 0 && rec.Prob <= 1) {
 			return nil, fmt.Errorf("line %d: prob %v, want 0 < prob <= 1", line, rec.Prob)
@@ -93,6 +105,9 @@ func ReadJSONL(r io.Reader) ([]Record, error) {
 			return nil, fmt.Errorf("line %d: empty context", line)
 		}
 		recs = append(recs, rec)
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("line %d: %w", line+1, err)
@@ -282,6 +297,13 @@ func Evaluate(ctx context.Context, log []Record, policy bandit.Policy, o Options
 	}
 	if policy.Arms() != o.Arms {
 		return Result{}, fmt.Errorf("ope: policy has %d arms, log evaluation uses %d", policy.Arms(), o.Arms)
+	}
+	if cells := int64(len(log)) * int64(o.Arms); o.Arms > limits.Arms || cells > limits.OPECells {
+		return Result{}, fmt.Errorf("ope: %d records × %d arms: %w", len(log), o.Arms,
+			&limits.TooLargeError{What: "the evaluation", Size: cells, Limit: limits.OPECells, Unit: "record-arm cells"})
+	}
+	if o.ModelHidden < 0 || o.ModelHidden > limits.Hidden {
+		return Result{}, fmt.Errorf("ope: cost model with %d hidden units, want 0 to %d", o.ModelHidden, limits.Hidden)
 	}
 	dim := len(log[0].Context)
 	model, err := bandit.NewCostModel(o.Arms, dim, o.ModelHidden, o.Seed)

@@ -128,8 +128,20 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 		fs.Usage()
 		return errors.New("check: want -config FILE and no arguments")
 	}
-	if *budget < -1 || *timeBudget < 0 || (*margin != -1 && !(*margin >= 0 && *margin <= 100)) || (*alpha != 0 && !(*alpha > 0 && *alpha < 1)) {
-		return errors.New("check: -budget must be ≥ 0, -time ≥ 0, -margin in [0, 100] and -alpha in (0, 1)")
+	// Each flag given is checked on its own, so that the message names
+	// the wrong one; a value given explicitly is never ignored (-alpha 0
+	// is an error, not the configuration's level).
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case set["budget"] && *budget < 0:
+		return usagef("check: -budget %d, want an iteration count >= 0", *budget)
+	case set["time"] && *timeBudget <= 0:
+		return usagef("check: -time %v, want a duration > 0", *timeBudget)
+	case set["margin"] && !(*margin >= 0 && *margin <= 100):
+		return usagef("check: -margin %v, want percentage points in [0, 100]", *margin)
+	case set["alpha"] && !(*alpha > 0 && *alpha < 1):
+		return usagef("check: -alpha %v, want a significance level in (0, 1)", *alpha)
 	}
 	cfg, err := experiments.LoadConfig(*config, *assets)
 	if err != nil {
@@ -173,10 +185,10 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		cc.FailMR = m
 	}
-	if *margin >= 0 {
+	if set["margin"] {
 		cc.Margin = *margin
 	}
-	if *alpha > 0 {
+	if set["alpha"] {
 		cc.Alpha = *alpha
 	}
 	exp, err := experiments.Prepare(ctx, cfg)

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/amt-dev/amt/data"
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // cmdData dispatches "amt data fetch" and "amt data inspect".
@@ -127,6 +128,12 @@ func printInfo(w io.Writer, info data.Info) error {
 		fmt.Fprintf(tw, "categories:\t%d\n", len(info.Classes))
 	default:
 		fmt.Fprintf(tw, "images:\t%d (unlabelled)\n", info.Len)
+		if n := len(info.Skipped); n > 0 {
+			fmt.Fprintf(tw, "skipped:\t%s\n", plural.Count(n, "file"))
+			for _, s := range info.Skipped {
+				fmt.Fprintf(tw, "\t%s\n", s)
+			}
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/bandit/ope"
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // opeRow is one line of amt ope's output.
@@ -53,8 +53,11 @@ func cmdOPE(ctx context.Context, env *cliEnv, args []string) error {
 	if !(*level > 0 && *level < 1) {
 		return usagef("ope: -level %v, want 0 < level < 1", *level)
 	}
-	if *modelHidden < 0 {
-		return usagef("ope: -model-hidden %d, want >= 0", *modelHidden)
+	if *modelHidden < 0 || *modelHidden > limits.Hidden {
+		return usagef("ope: -model-hidden %d, want 0 to %d", *modelHidden, limits.Hidden)
+	}
+	if *arms < 0 || *arms > limits.Arms {
+		return usagef("ope: -arms %d, want 0 (from the log) to %d", *arms, limits.Arms)
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
@@ -64,7 +67,7 @@ func cmdOPE(ctx context.Context, env *cliEnv, args []string) error {
 	for i := range names {
 		names[i] = strings.TrimSpace(names[i])
 	}
-	f, err := os.Open(*logPath)
+	f, err := limits.Open(*logPath)
 	if err != nil {
 		return fmt.Errorf("ope: %w", err)
 	}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/plots"
 )
 
@@ -50,7 +50,7 @@ func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("plot: %w", err)
 	}
 	if *config != "" && e.Config != nil {
-		if now, err := os.ReadFile(*config); err == nil && !bytes.Equal(now, e.Config) {
+		if now, err := limits.ReadFile(*config, limits.JSONBytes); err == nil && !bytes.Equal(now, e.Config) {
 			fmt.Fprintf(env.stderr, "plot: note: %s has changed since the results were made; the report describes their snapshot %s (run amt run -config %s for results of the new one)\n",
 				*config, filepath.Join(out, record.ConfigFile), *config)
 		}

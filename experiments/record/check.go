@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -72,6 +72,9 @@ type Violation struct {
 	// of it (COCO image id; = Image otherwise).
 	Image int   `json:"image"`
 	ID    int64 `json:"id"`
+	// Name is the image's file name in an image folder data set; "" for
+	// the others, whose images have no file of their own.
+	Name string `json:"name,omitempty"`
 	// Variant is the follow-up's key ("rotation:-30", "blur"); MR its
 	// relation.
 	Variant string `json:"variant"`
@@ -128,7 +131,7 @@ func WriteViolations(path string, vs []Violation) error {
 
 // ReadViolations reads a violations.jsonl; unknown fields are errors.
 func ReadViolations(path string) ([]Violation, error) {
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.LogBytes)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
@@ -254,7 +257,7 @@ func WriteCheck(path string, c Check) error {
 // ReadCheck reads a check.json; unknown fields are errors.
 func ReadCheck(path string) (Check, error) {
 	var c Check
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return c, fmt.Errorf("record: %w", err)
 	}
@@ -264,7 +267,21 @@ func ReadCheck(path string) (Check, error) {
 		return c, fmt.Errorf("record: %s: %w", path, err)
 	}
 	if c.Verdict != VerdictPass && c.Verdict != VerdictFail {
-		return c, fmt.Errorf("record: %s: verdict %q, want %s or %s", path, c.Verdict, VerdictPass, VerdictFail)
+		return c, fmt.Errorf("record: %s: verdict %q, want %s or %s", path, clip(c.Verdict), VerdictPass, VerdictFail)
+	}
+	if err := (Counts{Count: c.Iterations, Violations: c.Violations}).Check(); err != nil {
+		return c, fmt.Errorf("record: %s: iterations: %w", path, err)
+	}
+	if err := CheckName(c.Agent); err != nil {
+		return c, fmt.Errorf("record: %s: agent: %w", path, err)
+	}
+	for i, m := range c.MRs {
+		if err := m.Counts.Check(); err != nil {
+			return c, fmt.Errorf("record: %s: mrs[%d] (%s): %w", path, i, clip(m.MR), err)
+		}
+		if err := m.Baseline.Check(); err != nil {
+			return c, fmt.Errorf("record: %s: mrs[%d] (%s): baseline: %w", path, i, clip(m.MR), err)
+		}
 	}
 	return c, nil
 }

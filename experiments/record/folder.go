@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -100,7 +100,7 @@ func WriteTiming(path string, t Timing) error {
 // ReadTiming reads a timing.json.
 func ReadTiming(path string) (Timing, error) {
 	var t Timing
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return t, fmt.Errorf("record: %w", err)
 	}
@@ -233,7 +233,7 @@ func WriteMeta(path string, m Meta) error {
 // ReadMeta reads a run.json; unknown fields are errors.
 func ReadMeta(path string) (Meta, error) {
 	var m Meta
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return m, fmt.Errorf("record: %w", err)
 	}
@@ -248,7 +248,37 @@ func ReadMeta(path string) (Meta, error) {
 	switch m.CaseStudy {
 	case "classification", "detection":
 	default:
-		return m, fmt.Errorf("record: %s: case_study %q, want classification or detection", path, m.CaseStudy)
+		return m, fmt.Errorf("record: %s: case_study %q, want classification or detection", path, clip(m.CaseStudy))
+	}
+	ids := map[string]bool{}
+	for i, a := range m.Agents {
+		if err := CheckName(a.ID); err != nil {
+			return m, fmt.Errorf("record: %s: agents[%d].id: %w", path, i, err)
+		}
+		if ids[a.ID] {
+			return m, fmt.Errorf("record: %s: agents[%d].id %q listed twice", path, i, a.ID)
+		}
+		ids[a.ID] = true
+	}
+	if m.Iterations < 0 || m.Iterations > limits.Counts || m.Passes < 0 {
+		return m, fmt.Errorf("record: %s: %d iterations of %d passes, want 0 to %d iterations and passes >= 0", path, m.Iterations, m.Passes, limits.Counts)
 	}
 	return m, nil
+}
+
+// CheckName reports whether s can name a file or folder inside a results
+// folder (an agent id): not empty, not . or .., at most 255 bytes, without
+// slashes, backslashes, spaces or control characters. A name read from a
+// file is checked before it is joined to a path, so that a results folder
+// cannot make amt read or write outside itself ("../../x").
+func CheckName(s string) error {
+	if s == "" || s == "." || s == ".." || len(s) > 255 {
+		return fmt.Errorf("%q is not a plain name (empty, . or .., or longer than 255 bytes)", clip(s))
+	}
+	for _, r := range s {
+		if r == '/' || r == '\\' || r == ' ' || r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%q is not a plain name: it contains %q", clip(s), r)
+		}
+	}
+	return nil
 }

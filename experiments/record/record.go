@@ -18,10 +18,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/amt-dev/amt/internal/atomicfile"
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // Counts is how often an arm (or parameter) was chosen and how many of
@@ -37,6 +41,17 @@ func (c Counts) Rate() float64 {
 		return 0
 	}
 	return float64(c.Violations) / float64(c.Count)
+}
+
+// Check reports whether c can be the counts of a real run: 0 <= Violations
+// <= Count <= limits.Counts. A loaded summary, log or baseline whose
+// counts break it is corrupt: its rates would leave [0, 100] % and its
+// statistics would compare nonsense.
+func (c Counts) Check() error {
+	if c.Count < 0 || c.Violations < 0 || c.Violations > c.Count || c.Count > limits.Counts {
+		return fmt.Errorf("count %d with %d violations, want 0 <= violations <= count <= %d", c.Count, c.Violations, limits.Counts)
+	}
+	return nil
 }
 
 // Add returns the element-wise sum of c and o.
@@ -102,6 +117,29 @@ type LogLine struct {
 	ModifiedAccuracy float64 `json:"modified_accuracy"`
 }
 
+// check validates a loaded log line as Run.Check does a run's counts.
+func (l LogLine) check() error {
+	if err := (Counts{Count: l.Iteration, Violations: l.Violations}).Check(); err != nil {
+		return fmt.Errorf("iteration: %w", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(l.Arms)) {
+		if err := l.Arms[k].Check(); err != nil {
+			return fmt.Errorf("arm %q: %w", clip(k), err)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(l.Params)) {
+		if err := l.Params[k].Check(); err != nil {
+			return fmt.Errorf("parameter %q: %w", clip(k), err)
+		}
+	}
+	for _, a := range []float64{l.Reward, l.OriginalAccuracy, l.ModifiedAccuracy} {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return fmt.Errorf("a number is %v, want finite numbers", a)
+		}
+	}
+	return nil
+}
+
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename (internal/atomicfile), creating the directory if
 // needed. Result files are ordinary files, readable like any other output
@@ -128,7 +166,7 @@ func WriteSummary(path string, s Summary) error {
 // ReadSummary reads a summary.json.
 func ReadSummary(path string) (Summary, error) {
 	var s Summary
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return s, fmt.Errorf("record: %w", err)
 	}
@@ -140,7 +178,60 @@ func ReadSummary(path string) (Summary, error) {
 	if s.Agent == "" {
 		return s, fmt.Errorf("record: %s: missing field \"agent\"", path)
 	}
+	for i, r := range s.Runs {
+		if err := r.Check(); err != nil {
+			return s, fmt.Errorf("record: %s: runs[%d] (seed %d): %w", path, i, r.Seed, err)
+		}
+	}
 	return s, nil
+}
+
+// Check validates a loaded run: every count valid (Counts.Check), the
+// arms' counts adding up to the run's iterations and violations (each
+// iteration tests one follow-up of one arm), each parameter's counts
+// within its arm's, the scores finite within [0, iterations] (a score
+// is at most 1 per iteration) and the timing finite and >= 0.
+func (r Run) Check() error {
+	if err := (Counts{Count: r.Iterations, Violations: r.Violations}).Check(); err != nil {
+		return fmt.Errorf("iterations: %w", err)
+	}
+	var sum Counts
+	for _, k := range slices.Sorted(maps.Keys(r.Arms)) {
+		c := r.Arms[k]
+		if err := c.Check(); err != nil {
+			return fmt.Errorf("arm %q: %w", clip(k), err)
+		}
+		sum = sum.Add(c)
+		if sum.Count > limits.Counts {
+			break
+		}
+	}
+	if len(r.Arms) > 0 && (sum.Count != r.Iterations || sum.Violations != r.Violations) {
+		return fmt.Errorf("the arms' counts add up to %d follow-ups with %d violations, the run has %d with %d",
+			sum.Count, sum.Violations, r.Iterations, r.Violations)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
+		c := r.Params[k]
+		if err := c.Check(); err != nil {
+			return fmt.Errorf("parameter %q: %w", clip(k), err)
+		}
+		if c.Count > r.Iterations {
+			return fmt.Errorf("parameter %q: %d follow-ups, the run has %d", clip(k), c.Count, r.Iterations)
+		}
+	}
+	n := float64(r.Iterations)
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"original_score", r.OriginalScore}, {"modified_score", r.ModifiedScore}} {
+		if !(v.x >= 0 && v.x <= n) {
+			return fmt.Errorf("%s %v, want a number in [0, %d] (the iterations)", v.name, v.x, r.Iterations)
+		}
+	}
+	if !(r.MeanIterationMS >= 0) || math.IsInf(r.MeanIterationMS, 0) {
+		return fmt.Errorf("mean_iteration_ms %v, want a finite number >= 0", r.MeanIterationMS)
+	}
+	return nil
 }
 
 // WriteLog writes the lines as JSON lines to path, atomically, and
@@ -168,18 +259,22 @@ func encodeLog(lines []LogLine) ([]byte, error) {
 
 // ReadLog reads a JSON-lines progress log.
 func ReadLog(path string) ([]LogLine, error) {
-	f, err := os.Open(path)
+	f, err := limits.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	defer f.Close()
-	return readLog(f, path)
+	return DecodeLog(f, path)
 }
 
-func readLog(r io.Reader, name string) ([]LogLine, error) {
+// DecodeLog reads a JSON-lines progress log from r, bounded by
+// limits.LogBytes in all and limits.LineBytes a line; name is used in
+// errors.
+func DecodeLog(r io.Reader, name string) ([]LogLine, error) {
 	var out []LogLine
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	lr := limits.LineReader(r, name, limits.LogBytes, limits.LineBytes)
+	sc := bufio.NewScanner(lr)
+	sc.Buffer(make([]byte, 0, 64<<10), limits.LineBytes+1)
 	for n := 1; sc.Scan(); n++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
@@ -188,9 +283,18 @@ func readLog(r io.Reader, name string) ([]LogLine, error) {
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
+			if lerr := lr.Err(); lerr != nil {
+				return nil, fmt.Errorf("record: %w", lerr) // it names the file and line
+			}
+			return nil, fmt.Errorf("record: %s:%d: %w", name, n, err)
+		}
+		if err := l.check(); err != nil {
 			return nil, fmt.Errorf("record: %s:%d: %w", name, n, err)
 		}
 		out = append(out, l)
+	}
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("record: %w", err)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("record: %s: %w", name, err)

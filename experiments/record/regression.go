@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // The files of a regression experiment, beside the usual ones: the
@@ -71,7 +72,7 @@ func WriteRegression(path string, r Regression) error {
 // consistent with it.
 func ReadRegression(path string) (Regression, error) {
 	var r Regression
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return r, fmt.Errorf("record: %w", err)
 	}

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // TuneFile is the tuning record of amt tune (Tuning), in the experiment's
@@ -64,7 +65,7 @@ func WriteTuning(path string, t Tuning) error {
 // seed sets, one rate per tuning seed, a chosen setting that exists.
 func ReadTuning(path string) (Tuning, error) {
 	var t Tuning
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return t, fmt.Errorf("record: %w", err)
 	}

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -93,7 +93,7 @@ func EncodeVerdictsCSV(w io.Writer, rows []Verdict, detection bool) error {
 // other known columns are read when present (missing ones read as −1 or
 // NaN). Errors name the file, line and column.
 func ReadVerdictsCSV(path string) ([]Verdict, error) {
-	f, err := os.Open(path)
+	f, err := limits.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
@@ -124,8 +124,12 @@ func csvError(name string, err error, extra int) error {
 }
 
 // DecodeVerdictsCSV reads a verdict table from r; name is used in errors.
+// The table is bounded as it is read (internal/limits): at most
+// limits.TableBytes in all, lines of at most limits.LineBytes and fields
+// of at most limits.FieldBytes; errors quote at most the start of a
+// field.
 func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(limits.LineReader(r, name, limits.TableBytes, limits.LineBytes))
 	cr.ReuseRecord = true
 	hdr, err := cr.Read()
 	if errors.Is(err, io.EOF) {
@@ -133,6 +137,9 @@ func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 	}
 	if err != nil {
 		return nil, csvError(name, err, 0)
+	}
+	if err := checkFields(name, 1, hdr); err != nil {
+		return nil, err
 	}
 	nf := len(hdr)
 	col := map[string]int{}
@@ -146,7 +153,7 @@ func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 	}
 	for _, need := range []string{"image", "mr", "param", "violation"} {
 		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("record: %s: header %q lacks column %q", name, strings.Join(hdr, ","), need)
+			return nil, fmt.Errorf("record: %s: header %q lacks column %q", name, clip(strings.Join(hdr, ",")), need)
 		}
 	}
 	var out []Verdict
@@ -158,6 +165,9 @@ func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 		if err != nil {
 			return nil, csvError(name, err, len(rec)-nf)
 		}
+		if err := checkFields(name, line, rec); err != nil {
+			return nil, err
+		}
 		field := func(c string) (string, bool) {
 			i, ok := col[c]
 			if !ok || i >= len(rec) {
@@ -166,7 +176,7 @@ func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 			return strings.TrimSpace(rec[i]), true
 		}
 		bad := func(c, v, want string) error {
-			return fmt.Errorf("record: %s:%d: column %q: %q is not %s", name, line, c, v, want)
+			return fmt.Errorf("record: %s:%d: column %q: %q is not %s", name, line, c, clip(v), want)
 		}
 		v := Verdict{Param: math.NaN(), PredOriginal: -1, PredTransformed: -1, Label: -1, MapOriginal: math.NaN(), MapTransformed: math.NaN()}
 		s, _ := field("image")
@@ -213,4 +223,24 @@ func DecodeVerdictsCSV(r io.Reader, name string) ([]Verdict, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// checkFields refuses a record with a field over limits.FieldBytes.
+func checkFields(name string, line int, rec []string) error {
+	for i, f := range rec {
+		if len(f) > limits.FieldBytes {
+			return fmt.Errorf("record: %s:%d: %w", name, line,
+				&limits.TooLargeError{What: fmt.Sprintf("field %d", i+1), Size: int64(len(f)), Limit: limits.FieldBytes, Unit: "bytes"})
+		}
+	}
+	return nil
+}
+
+// clip shortens a value from a file for an error message.
+func clip(s string) string {
+	const n = 80
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }
