@@ -19,6 +19,7 @@ import (
 
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn/kernels"
 	"github.com/amt-dev/amt/scenario"
@@ -618,7 +619,7 @@ func suiteRunOf(ctx context.Context, j suiteJob, cacheDir string) (suiteRun, err
 	sum := sha256.Sum256(key)
 	path := filepath.Join(cacheDir, hex.EncodeToString(sum[:])[:24]+".json")
 	var r suiteRun
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := limits.ReadFile(path, limits.JSONBytes); err == nil {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if dec.Decode(&r) == nil && r.Iterations > 0 && r.Violations >= 0 && r.Violations <= r.Iterations {

@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"os"
+
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // SuiteFile is the result of amt suite (Suite) in the suite's folder.
 const SuiteFile = "suite.json"
-
-// maxSuiteFile bounds suite.json when read: 72 environments × 11 agents ×
-// 10 seeds take about 1 MB.
-const maxSuiteFile = 64 << 20
 
 // Suite is the content of suite.json: every agent's runs on every
 // environment of an agent benchmark (amt suite). An environment is one
@@ -144,23 +140,15 @@ func WriteSuite(path string, s Suite) error {
 	return WriteFileAtomic(path, append(b, '\n'))
 }
 
-// ReadSuite reads and checks a suite.json: at most maxSuiteFile bytes,
+// ReadSuite reads and checks a suite.json: at most limits.JSONBytes,
 // strict JSON (no unknown fields), every environment with one run list per
 // agent in order, one value per seed, counts that make sense and finite
 // scores.
 func ReadSuite(path string) (Suite, error) {
 	var s Suite
-	f, err := os.Open(path)
+	b, err := limits.ReadFile(path, limits.JSONBytes)
 	if err != nil {
 		return s, fmt.Errorf("record: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSuiteFile+1))
-	if err != nil {
-		return s, fmt.Errorf("record: %w", err)
-	}
-	if len(b) > maxSuiteFile {
-		return s, fmt.Errorf("record: %s is larger than %d bytes", path, maxSuiteFile)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
