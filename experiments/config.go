@@ -109,6 +109,11 @@ type SUTConfig struct {
 	// InputWidth and InputHeight are the model's input size.
 	InputWidth, InputHeight int
 	Mean, Std               [3]float64
+	// Layout, ChannelOrder and Scale are the input convention as
+	// configured (sut.layout: auto, nchw or nhwc; sut.channel_order;
+	// sut.scale); Prepare resolves an auto layout from the model's input
+	// shape (see convention.go).
+	Layout, ChannelOrder, Scale string
 	// BatchSize caps the images per model run (0 = whole batches).
 	BatchSize int
 	// Labels, when set, is a file naming the classes, one per line in
