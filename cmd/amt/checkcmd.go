@@ -183,6 +183,9 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := exp.WarnConvention(ctx, env.stderr); err != nil {
+		return err
+	}
 	p := experiments.NewProgress(env.stderr)
 	start := time.Now()
 	res, err := exp.Check(ctx, env.stderr, p.Report, experiments.CheckOptions{Replay: *replay})
