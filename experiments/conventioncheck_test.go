@@ -43,9 +43,13 @@ func cifarFolder(t testing.TB, n int) string {
 	return dir
 }
 
+// fashionImages is Debian's Fashion-MNIST test set (dataset-fashion-mnist).
+const fashionImages = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
+
 // TestConventionCheck: the check is silent on correctly configured
-// models — every convention fixture (unlabelled images) and the shipped
-// ResNet-20 on labelled CIFAR-10 and on the COCO photographs — and warns
+// models — every convention fixture (unlabelled images), the shipped
+// CIFAR-10 models on labelled CIFAR-10 (ResNet-20 also on the COCO
+// photographs) and two Fashion-MNIST zoo models (grey) — and warns
 // in one line, naming the fix, where a deliberately mis-set convention
 // makes predictions collapse or accuracy fall to chance.
 func TestConventionCheck(t *testing.T) {
@@ -57,6 +61,8 @@ func TestConventionCheck(t *testing.T) {
 		name, model, keys string
 		cifar             bool   // labelled CIFAR-10 (else the PNG folder)
 		folder            string // another image folder, in the assets
+		data              string // another data block (format and path)
+		slow              bool   // skipped in short mode
 		want, fix         string // in the warning ("" for none)
 	}{
 		{name: "twin", model: "twin_nchw_rgb.onnx"},
@@ -66,7 +72,13 @@ func TestConventionCheck(t *testing.T) {
 		{name: "symmetric", model: "symmetric.onnx", keys: "  scale: symmetric\n"},
 		{name: "grey", model: "gray.onnx", keys: "  mean: [0.5]\n  std: [0.25]\n"},
 		{name: "resnet20 cifar", model: resnet, keys: "  input_size: 32\n", cifar: true},
-		{name: "resnet20 coco", model: resnet, folder: "coco_val2017_subset158/val2017"},
+		{name: "resnet20 coco", model: resnet, folder: "coco_val2017_subset158/val2017", slow: true},
+		{name: "resnet56 cifar", model: filepath.Join(assets, "models", "cifar10_resnet56.onnx"), cifar: true},
+		{name: "squeezenet cifar", model: filepath.Join(assets, "models", "cifar10_squeezenet1_1.onnx"), cifar: true, slow: true},
+		{name: "fashion-mnist cnn", model: filepath.Join(assets, "models", "fashion-mnist", "fm-cnn.onnx"), keys: "  mean: [0.2860]\n  std: [0.3530]\n",
+			data: "  format: fashion-mnist\n  path: " + fashionImages + "\n"},
+		{name: "fashion-mnist lenet", model: filepath.Join(assets, "models", "fashion-mnist", "fm-lenet.onnx"), keys: "  mean: [0.2860]\n  std: [0.3530]\n",
+			data: "  format: fashion-mnist\n  path: " + fashionImages + "\n"},
 		// 0-255 models fed [0, 1], and the reverse: predictions collapse.
 		{name: "bgr pixel as the defaults", model: "bgr_pixel.onnx", want: "100 of the first 100 images are predicted as class 3",
 			fix: "on the same images sut.scale: pixel, sut.mean: [123.675, 116.28, 103.53], sut.std: [1, 1, 1] looks right"},
@@ -80,8 +92,13 @@ func TestConventionCheck(t *testing.T) {
 		{name: "resnet20 as bgr", model: resnet, keys: "  input_size: 32\n  channel_order: bgr\n", cifar: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.folder != "" && testing.Short() {
-				t.Skip("decodes 100 COCO photographs")
+			if tc.slow && testing.Short() {
+				t.Skip("slow: COCO photographs or a 224×224 model")
+			}
+			if tc.data != "" {
+				if _, err := os.Stat(fashionImages); err != nil {
+					t.Skip("no Fashion-MNIST (Debian's dataset-fashion-mnist):", err)
+				}
 			}
 			model := tc.model
 			if !filepath.IsAbs(model) {
@@ -91,6 +108,8 @@ func TestConventionCheck(t *testing.T) {
 			doc = strings.Replace(doc, conventionFixture(t, "x"), model, 1)
 			doc = strings.Replace(doc, "limit: 20", "limit: 100", 1)
 			switch {
+			case tc.data != "":
+				doc = strings.Replace(doc, "  format: cifar10\n  path: cifar10/test_batch_first1017.bin\n", tc.data, 1)
 			case tc.folder != "":
 				doc = strings.Replace(strings.Replace(doc, "format: cifar10", "format: folder", 1), "path: cifar10/test_batch_first1017.bin\n  limit: 100", "path: "+tc.folder, 1)
 			case !tc.cifar:

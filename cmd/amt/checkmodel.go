@@ -11,6 +11,7 @@ import (
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/features"
+	"github.com/amt-dev/amt/nn"
 )
 
 // modelCheck holds amt check's flags for a check without a configuration
@@ -58,6 +59,11 @@ func (m modelCheck) writeConfig(env *cliEnv, assets, out string, budget int, tim
 	path := filepath.Join(output, record.ConfigFile)
 	if err := record.WriteFileAtomic(path, doc); err != nil {
 		return "", fmt.Errorf("check: %w", err)
+	}
+	if mi, err := nn.Inspect(*m.model); err == nil && len(mi.Inputs) == 1 {
+		if d, err := experiments.DetectSUT(mi.Inputs[0].Shape); err == nil {
+			fmt.Fprintf(env.stderr, "check: %s: input convention from its input shape %v: %s\n", filepath.Base(*m.model), mi.Inputs[0].Shape, d.Summary())
+		}
 	}
 	fmt.Fprintf(env.stderr, "check: wrote %s (the next run: amt check -config %s)\n", path, path)
 	return path, nil
