@@ -5,11 +5,13 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
 )
 
@@ -145,5 +147,44 @@ func TestCheckModel(t *testing.T) {
 		if p.code != exitError || !strings.Contains(p.stderr, e.want) {
 			t.Errorf("%s: exit status %d, want 2; stderr %q, want %q", e.name, p.code, p.stderr, e.want)
 		}
+	}
+}
+
+// examples/ci/amt-check.sh MODEL.onnx IMAGES_DIR CACHE_DIR runs amt check
+// without a configuration; a second run continues the agent state and
+// compares with the first, as with a configuration.
+func TestCIExampleModel(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	t.Setenv("AMT_ASSETS", sharedpath.ForTest(t, "assets"))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "ci", "amt-check.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := pngFolder(t, 10)
+	cache := filepath.Join(t.TempDir(), "ci")
+	model := filepath.Join(sharedpath.ForTest(t, "assets/models"), "cifar10_resnet20.onnx")
+	for i := range 2 {
+		cmd := exec.Command("sh", script, model, images, cache, "-budget", "5")
+		cmd.Env = append(os.Environ(), "AMT="+exe, runMainEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, out)
+		}
+		c, err := record.ReadCheck(filepath.Join(cache, "previous", record.CheckFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.State.Loaded != (i == 1) || (c.Baseline != nil) != (i == 1) {
+			t.Errorf("run %d: state %+v, baseline %+v", i+1, c.State, c.Baseline)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cache, "current", "config.yaml")); err != nil {
+		t.Error(err)
 	}
 }
