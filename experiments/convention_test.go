@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
 )
 
@@ -138,5 +139,29 @@ func TestConventionCacheKey(t *testing.T) {
 	bgr := key("bgr_pixel.onnx", "  channel_order: bgr\n  scale: pixel\n  mean: [123.675, 116.28, 103.53]\n")
 	if !strings.Contains(bgr, `"Convention":"layout nchw, channel_order bgr, scale pixel"`) {
 		t.Errorf("bgr pixel: key %s, want its convention folded in", bgr)
+	}
+}
+
+// TestConventionCommittedKeys: the shipped configurations, written before
+// the convention keys existed, still name the committed results' cache
+// tables (run.json's sweep_key): the keys' defaults change nothing.
+func TestConventionCommittedKeys(t *testing.T) {
+	for _, name := range []string{"rq1-classification", "rq1-detection"} {
+		cfg, err := LoadConfig(name+".yaml", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Output = t.TempDir()
+		e, err := Prepare(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := record.ReadMeta(filepath.Join("..", "results", name, record.MetaFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.id.SweepKey != m.Identity.SweepKey {
+			t.Errorf("%s: sweep key %s, the committed results' %s", name, e.id.SweepKey, m.Identity.SweepKey)
+		}
 	}
 }
