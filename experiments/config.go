@@ -158,6 +158,12 @@ type FeaturesConfig struct {
 	Output string
 	// Device is where the model runs (kind model): cpu, cuda or cuda,cpu.
 	Device string
+	// ChannelOrder, Scale, Mean and Std are the feature model's input
+	// convention (kind model; its layout is read from its input shape),
+	// as the sut keys of the same names; the defaults are the default
+	// feature model's (RGB, [0, 1], ImageNet's mean and std).
+	ChannelOrder, Scale string
+	Mean, Std           [3]float64
 }
 
 // CheckConfig configures amt check: which agent runs, for how long, and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/rgb"
 )
 
 // conventionFixture is the path of a fixture model of
@@ -163,5 +164,68 @@ func TestConventionCommittedKeys(t *testing.T) {
 		if e.id.SweepKey != m.Identity.SweepKey {
 			t.Errorf("%s: sweep key %s, the committed results' %s", name, e.id.SweepKey, m.Identity.SweepKey)
 		}
+	}
+}
+
+// TestFeatureConvention: the feature model's convention keys make a BGR
+// 0-255 NHWC feature model (a fixture) give its NCHW RGB twin's features,
+// and fold into the feature cache key only when not the default.
+func TestFeatureConvention(t *testing.T) {
+	assets := sharedpath.ForTest(t, "assets")
+	prepare := func(model, keys string) *Experiment {
+		doc := strings.Replace(conventionConfig(t, "twin_nchw_rgb.onnx", ""), "features:\n  kind: none\n",
+			"features:\n  kind: model\n  model: "+conventionFixture(t, model)+"\n"+keys, 1)
+		cfg, err := parseConfig([]byte(doc), "conv.yaml", assets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Output = t.TempDir()
+		e, err := Prepare(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	extract := func(e *Experiment) [][]float32 {
+		x, err := e.newExt()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]float32
+		for i := range 4 {
+			img, _, err := e.src.Image(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := x.Extract([]rgb.Image{img})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, f[0])
+		}
+		return out
+	}
+	twin := prepare("twin_nchw_rgb.onnx", "")
+	conv := prepare("nhwc_bgr_pixel.onnx", "  channel_order: bgr\n  scale: pixel\n  mean: [123.675, 116.28, 103.53]\n")
+	want, got := extract(twin), extract(conv)
+	for i := range want {
+		for k := range want[i] {
+			if d := got[i][k] - want[i][k]; d > 1e-5 || d < -1e-5 {
+				t.Fatalf("image %d feature %d: %v, the twin's %v", i, k, got[i][k], want[i][k])
+			}
+		}
+	}
+	key := func(e *Experiment) string {
+		b, err := json.Marshal(e.featureKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if k := key(twin); strings.Contains(k, "Convention") {
+		t.Errorf("default convention: feature key %s", k)
+	}
+	if k := key(conv); !strings.Contains(k, `"Convention":"channel_order bgr, scale pixel, mean [123.675, 116.28, 103.53], std [1, 1, 1]"`) {
+		t.Errorf("bgr pixel: feature key %s", k)
 	}
 }

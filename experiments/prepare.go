@@ -138,6 +138,10 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 	if e.newExt, featDevice, err = newExtractorFactory(cfg); err != nil {
 		return nil, err
 	}
+	var featConvention string
+	if cfg.Features.extractor() == "model" {
+		_, featConvention, _ = featureOptions(cfg.Features) // checked by newExtractorFactory
+	}
 
 	e.sweepVariants = mr.Hierarchical().Variants()
 	have := map[string]bool{}
@@ -194,7 +198,11 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		// before the setting existed unchanged.
 		Output string `json:",omitempty"`
 		Device string `json:",omitempty"`
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash, cfg.Features.Output, featDevice}
+		// Convention is the feature model's input convention when it is
+		// not the default (featureOptions); empty, it leaves the keys of
+		// caches made before the setting existed unchanged.
+		Convention string `json:",omitempty"`
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash, cfg.Features.Output, featDevice, featConvention}
 	// The results' identity: the configuration's bytes and the names of
 	// the sweep's two cache tables (which cover every input file's content).
 	vdir, err := cacheDir("", "verdicts", e.verdictKey)
