@@ -29,7 +29,7 @@ const (
 	channelOrderDoc = "the order of the colour channels: rgb, or bgr (Caffe- and OpenCV-trained models); sut.mean and sut.std stay listed R, G, B. " +
 		"A grey model (one input channel, fed the luma) takes rgb"
 	scaleDoc = "what a pixel value v (0-255) becomes before sut.mean and sut.std apply: unit v/255 in [0, 1] (torchvision), " +
-		"pixel v in [0, 255] (Caffe, OpenCV; give sut.mean in pixel units, e.g. [123.68, 116.78, 103.94]), symmetric v/127.5 - 1 in [-1, 1] (Inception-style, Keras's \"tf\" mode)"
+		"pixel v in [0, 255] (Caffe, OpenCV; give sut.mean in pixel units, e.g. ImageNet's [123.675, 116.28, 103.53]), symmetric v/127.5 - 1 in [-1, 1] (Inception-style, Keras's \"tf\" mode)"
 	meanDefDoc = "ImageNet's [0.485, 0.456, 0.406] with sut.scale unit, else [0, 0, 0]"
 	stdDefDoc  = "ImageNet's [0.229, 0.224, 0.225] with sut.scale unit, else [1, 1, 1]"
 )
