@@ -27,6 +27,10 @@ type classificationStudy struct {
 	src           source // the whole data set
 	newClassifier func() (classifier, error)
 	cfg           SUTConfig // the settings the cache key records
+	// model and cc are the SUT's model and classifier configuration (for
+	// the convention check, which tries other conventions on it).
+	model *nn.Model
+	cc    sut.ClassifierConfig
 	// classes is the model's number of classes, 0 until known (a model
 	// whose output does not fix it is asked on the first image).
 	classes int
@@ -39,13 +43,17 @@ func newClassificationStudy(cfg *Config, model *nn.Model, src source) (caseStudy
 		return nil, cfg.errAt("sut.model", "%s: want a classifier with logits [N, classes] as its first output, got %v", cfg.SUT.Model, out)
 	}
 	s := cfg.SUT
+	cc, err := classifierConfig(s, modelChannels(s, model))
+	if err != nil {
+		return nil, cfg.errAt("sut", "%w", err)
+	}
 	newClassifier := func() (classifier, error) {
-		return sut.NewClassifier(model.Clone(), sut.ClassifierConfig{Width: s.InputWidth, Height: s.InputHeight, Channels: model.Inputs()[0].Shape[1], Mean: s.Mean, Std: s.Std, BatchSize: s.BatchSize})
+		return sut.NewClassifier(model.Clone(), cc)
 	}
 	if _, err := newClassifier(); err != nil {
 		return nil, cfg.errAt("sut", "%w", err)
 	}
-	st := &classificationStudy{src: src, newClassifier: newClassifier, cfg: s}
+	st := &classificationStudy{src: src, newClassifier: newClassifier, cfg: s, model: model, cc: cc}
 	if k := model.Outputs()[0].Shape[1]; k > 0 {
 		st.classes = k
 	}
@@ -57,8 +65,9 @@ func (*classificationStudy) name() string { return studyClassification }
 func (*classificationStudy) cacheKind() string { return "verdicts" }
 
 func (s *classificationStudy) cacheKey(modelHash, dataHash, format string, variants []string) any {
-	// The field names are part of the key (its JSON), typo included.
-	return struct {
+	// The field names are part of the key (its JSON), typo included; a
+	// non-default input convention is folded in (withConvention).
+	return withConvention(struct {
 		Version               int
 		Model, Data, Format   string
 		Variants              []string
@@ -67,7 +76,7 @@ func (s *classificationStudy) cacheKey(modelHash, dataHash, format string, varia
 		Verdict, Relations    string
 		Preprocess, Classifer string
 	}{1, modelHash, dataHash, format, variants, s.cfg.InputWidth, s.cfg.InputHeight, s.cfg.Mean, s.cfg.Std,
-		"top-1 differs", "imgaug-0.2.6", "pillow-bilinear", "argmax-first"}
+		"top-1 differs", "imgaug-0.2.6", "pillow-bilinear", "argmax-first"}, s.cc)
 }
 
 func (s *classificationStudy) newJudge() (judge, error) {

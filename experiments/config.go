@@ -109,6 +109,11 @@ type SUTConfig struct {
 	// InputWidth and InputHeight are the model's input size.
 	InputWidth, InputHeight int
 	Mean, Std               [3]float64
+	// Layout, ChannelOrder and Scale are the input convention as
+	// configured (sut.layout: auto, nchw or nhwc; sut.channel_order;
+	// sut.scale); Prepare resolves an auto layout from the model's input
+	// shape (see convention.go).
+	Layout, ChannelOrder, Scale string
 	// BatchSize caps the images per model run (0 = whole batches).
 	BatchSize int
 	// Labels, when set, is a file naming the classes, one per line in
@@ -153,6 +158,12 @@ type FeaturesConfig struct {
 	Output string
 	// Device is where the model runs (kind model): cpu, cuda or cuda,cpu.
 	Device string
+	// ChannelOrder, Scale, Mean and Std are the feature model's input
+	// convention (kind model; its layout is read from its input shape),
+	// as the sut keys of the same names; the defaults are the default
+	// feature model's (RGB, [0, 1], ImageNet's mean and std).
+	ChannelOrder, Scale string
+	Mean, Std           [3]float64
 }
 
 // CheckConfig configures amt check: which agent runs, for how long, and

@@ -177,7 +177,7 @@ func TestPrepareChecksModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Prepare(context.Background(), cfg)
-	want := "exp/test.yaml:10:15: sut.input_size: the model cifar10_squeezenet1_1.onnx takes 224×224 (width×height) images, but the config says 32×32"
+	want := "exp/test.yaml:10:15: sut.input_size: the model cifar10_squeezenet1_1.onnx takes 224×224 (width×height) images, but the config says 32×32; want [224, 224]"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}

@@ -374,7 +374,7 @@ func TestDetectionConfig(t *testing.T) {
 		{"bad top", "  model: models/d.onnx\n", "  model: models/d.onnx\n  max_detections: 0\n", `sut.max_detections: "0" is not an integer in [1,`},
 		{"not square", "  model: models/d.onnx\n", "  model: models/d.onnx\n  input_size: [416, 320]\n", `sut.input_size: a detector takes a square letterboxed input; got 416×320`},
 		{"mean", "  model: models/d.onnx\n", "  model: models/d.onnx\n  mean: [0, 0, 0]\n", `exp/det.yaml:9:3: sut.mean: applies to case_study classification only; this is a detection experiment`},
-		{"detector key in classification", "case_study: detection", "case_study: classification", `sut.input_size: missing required key`},
+		{"layout", "  model: models/d.onnx\n", "  model: models/d.onnx\n  layout: nhwc\n", `sut.layout: applies to case_study classification only; this is a detection experiment`},
 		{"not coco", "format: coco\n  path: coco/i.json", "format: cifar10\n  path: cifar10/x.bin", `data.format: "cifar10": a detection experiment needs ground-truth boxes, i.e. format coco`},
 	} {
 		doc := strings.Replace(base, tc.old, tc.new, 1)

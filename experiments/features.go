@@ -41,7 +41,12 @@ func newExtractorFactory(cfg *Config) (func() (extractor, error), string, error)
 	case "phash":
 		return func() (extractor, error) { return features.PHash{}, nil }, "", nil
 	case "model":
-		m, err := features.LoadModel(cfg.Features.Model, features.ModelOptions{Output: cfg.Features.Output, Load: nn.LoadOptions{Device: cfg.Features.Device, Logf: cfg.Logf}})
+		opt, _, err := featureOptions(cfg.Features)
+		if err != nil {
+			return nil, "", cfg.errAt("features", "%w", err)
+		}
+		opt.Output, opt.Load = cfg.Features.Output, nn.LoadOptions{Device: cfg.Features.Device, Logf: cfg.Logf}
+		m, err := features.LoadModel(cfg.Features.Model, opt)
 		var unknown *nn.UnknownTensorError
 		if errors.As(err, &unknown) {
 			names := make([]string, len(unknown.Tensors))

@@ -123,7 +123,7 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		return nil, cfg.errAt("iterations", "%d is more than passes × images = %d × %d", cfg.Iterations, cfg.Passes, n)
 	}
 
-	model, err := loadChecked(cfg, sutKey, cfg.SUT.Model, cfg.SUT.Device, cfg.SUT.InputWidth, cfg.SUT.InputHeight)
+	model, err := loadChecked(cfg, sutKey, &cfg.SUT)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +137,10 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 	var featDevice string
 	if e.newExt, featDevice, err = newExtractorFactory(cfg); err != nil {
 		return nil, err
+	}
+	var featConvention string
+	if cfg.Features.extractor() == "model" {
+		_, featConvention, _ = featureOptions(cfg.Features) // checked by newExtractorFactory
 	}
 
 	e.sweepVariants = mr.Hierarchical().Variants()
@@ -194,7 +198,11 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		// before the setting existed unchanged.
 		Output string `json:",omitempty"`
 		Device string `json:",omitempty"`
-	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash, cfg.Features.Output, featDevice}
+		// Convention is the feature model's input convention when it is
+		// not the default (featureOptions); empty, it leaves the keys of
+		// caches made before the setting existed unchanged.
+		Convention string `json:",omitempty"`
+	}{1, e.dataHash, cfg.Data.Format, cfg.Features.extractor(), e.featHash, cfg.Features.Output, featDevice, featConvention}
 	// The results' identity: the configuration's bytes and the names of
 	// the sweep's two cache tables (which cover every input file's content).
 	vdir, err := cacheDir("", "verdicts", e.verdictKey)
@@ -222,21 +230,17 @@ func deviceKey(m interface{ Device() string }) string {
 	return "cuda"
 }
 
-// loadChecked loads an ONNX model whose first input must be [N, C, h, w]
-// with C = 3 (RGB) or 1 (grey) on a device.
-func loadChecked(cfg *Config, key, path, device string, w, h int) (*nn.Model, error) {
-	m, err := nn.LoadWith(path, nn.LoadOptions{Device: device, Logf: cfg.Logf})
+// loadChecked loads the SUT's ONNX model on its device and checks its
+// input against the configuration (resolveInput: an image input [N, C,
+// H, W], or [N, H, W, C] for a classifier of layout nhwc, with C = 3 or
+// 1), filling in what the model decides.
+func loadChecked(cfg *Config, key string, s *SUTConfig) (*nn.Model, error) {
+	m, err := nn.LoadWith(s.Model, nn.LoadOptions{Device: s.Device, Logf: cfg.Logf})
 	if err != nil {
 		return nil, cfg.errAt(key+".model", "%w", err)
 	}
-	in := m.Inputs()
-	if len(in) == 0 || len(in[0].Shape) != 4 || (in[0].Shape[1] != 3 && in[0].Shape[1] != 1) {
-		return nil, cfg.errAt(key+".model", "%s: want an image model with input [N, C, H, W], C = 3 (RGB) or 1 (grey), got %v", path, in)
-	}
-	mh, mw := in[0].Shape[2], in[0].Shape[3]
-	if w > 0 && ((mh > 0 && mh != h) || (mw > 0 && mw != w)) {
-		return nil, cfg.errAt(key+".input_size", "the model %s takes %d×%d (width×height) images, but the config says %d×%d",
-			filepath.Base(path), mw, mh, w, h)
+	if err := resolveInput(cfg, key, s, m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -39,7 +39,7 @@ func TestRegressionConfig(t *testing.T) {
 	for _, tc := range []struct{ name, old, new, want string }{
 		{"sut key typo", "    model: models/m2.onnx", "    modl: models/m2.onnx", `exp/test.yaml:24:5: regression.sut.modl: unknown key; did you mean "model"?`},
 		{"missing model file", "models/m2.onnx", "models/m3.onnx", `exp/test.yaml:24:12: regression.sut.model: file "models/m3.onnx" not found`},
-		{"missing input size", "    input_size: 32\n", "", `regression.sut.input_size: missing required key`},
+		{"bad layout", "    input_size: 32\n", "    input_size: 32\n    layout: nwhc\n", `regression.sut.layout: "nwhc" is not one of auto, nchw, nhwc`},
 		{"bad std", "    input_size: 32\n", "    input_size: 32\n    std: [1, -1, 1]\n", `regression.sut.std: "-1" is not a positive number`},
 		{"no sut", "  sut:\n    model: models/m2.onnx\n    input_size: 32\n", "", `regression.sut: missing required key`},
 		{"iterations", "log_interval: 5\n", "log_interval: 5\niterations: 4\n", `regression: a regression experiment runs whole passes before and after the change: leave iterations out`},

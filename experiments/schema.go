@@ -15,6 +15,7 @@ import (
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn"
+	"github.com/amt-dev/amt/nn/preprocess"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -124,8 +125,14 @@ var schema = []key{
 	{path: "sut", required: true, val: section("a mapping"), doc: "the system under test"},
 	{path: "sut.model", required: true, val: bind(filePath(nil), func(c *Config) *string { return &c.SUT.Model }),
 		doc: "the ONNX model: a classifier with logits [N, classes] as its first output, or (detection) a single-stage detector with raw YOLO heads"},
-	{path: "sut.input_size", study: studyClassification, required: true, val: inputSize(func(c *Config) (*int, *int) { return &c.SUT.InputWidth, &c.SUT.InputHeight }),
+	{path: "sut.input_size", study: studyClassification, defDoc: "the model's, where its input shape fixes it", val: inputSize(func(c *Config) (*int, *int) { return &c.SUT.InputWidth, &c.SUT.InputHeight }),
 		doc: "the model's input size, checked against the model; images are resized to it (Pillow bilinear)"},
+	{path: "sut.layout", study: studyClassification, def: "auto", val: bind(oneOf(words(layoutNames...)), func(c *Config) *string { return &c.SUT.Layout }),
+		doc: layoutDoc},
+	{path: "sut.channel_order", study: studyClassification, def: "rgb", val: bind(oneOf(words(preprocess.ChannelOrders...)), func(c *Config) *string { return &c.SUT.ChannelOrder }),
+		doc: channelOrderDoc},
+	{path: "sut.scale", study: studyClassification, def: "unit", val: bind(oneOf(words(preprocess.Scales...)), func(c *Config) *string { return &c.SUT.Scale }),
+		doc: scaleDoc},
 	{path: "sut.input_size", study: studyDetection, def: "416", val: inputSize(func(c *Config) (*int, *int) { return &c.SUT.InputWidth, &c.SUT.InputHeight }),
 		check: func(c *Config) string {
 			if c.SUT.InputWidth != c.SUT.InputHeight {
@@ -134,10 +141,10 @@ var schema = []key{
 			return ""
 		},
 		doc: "the side of the square letterboxed input"},
-	{path: "sut.mean", study: studyClassification, def: "[0.485, 0.456, 0.406]", val: bind(rgbTriple(false), func(c *Config) *[3]float64 { return &c.SUT.Mean }),
-		doc: "per-channel mean subtracted after scaling pixels to [0, 1] (default: ImageNet's)"},
-	{path: "sut.std", study: studyClassification, def: "[0.229, 0.224, 0.225]", val: bind(rgbTriple(true), func(c *Config) *[3]float64 { return &c.SUT.Std }),
-		doc: "per-channel standard deviation dividing the centred values (default: ImageNet's)"},
+	{path: "sut.mean", study: studyClassification, compute: defaultMean, defDoc: meanDefDoc, val: bind(rgbTriple(false), func(c *Config) *[3]float64 { return &c.SUT.Mean }),
+		doc: "per-channel mean (R, G, B, whatever sut.channel_order) subtracted after scaling pixels by sut.scale, in its units"},
+	{path: "sut.std", study: studyClassification, compute: defaultStd, defDoc: stdDefDoc, val: bind(rgbTriple(true), func(c *Config) *[3]float64 { return &c.SUT.Std }),
+		doc: "per-channel standard deviation (R, G, B) dividing the centred values"},
 	{path: "sut.batch_size", study: studyClassification, def: "0", val: bind(intIn(0, 1<<16), func(c *Config) *int { return &c.SUT.BatchSize }),
 		doc: "the most images per model run (0 = a whole batch: an image and all its follow-ups)"},
 	{path: "sut.labels", study: studyClassification, val: bind(filePath(nil), func(c *Config) *string { return &c.SUT.Labels }),
@@ -165,6 +172,18 @@ var schema = []key{
 	{path: "features.device", def: "cpu", only: func(c *Config) bool { return slices.Contains(c.Features.Kinds, "model") }, onlyDoc: "features.kind has model",
 		val: bind(oneOf(nn.DeviceNames), func(c *Config) *string { return &c.Features.Device }),
 		doc: "where the feature model runs, as sut.device"},
+	{path: "features.channel_order", def: "rgb", only: hasFeatureModel, onlyDoc: "features.kind has model",
+		val: bind(oneOf(words(preprocess.ChannelOrders...)), func(c *Config) *string { return &c.Features.ChannelOrder }),
+		doc: "the feature model's channel order, as sut.channel_order (its layout is read from its input shape)"},
+	{path: "features.scale", def: "unit", only: hasFeatureModel, onlyDoc: "features.kind has model",
+		val: bind(oneOf(words(preprocess.Scales...)), func(c *Config) *string { return &c.Features.Scale }),
+		doc: "the feature model's pixel scale, as sut.scale"},
+	{path: "features.mean", compute: defaultFeatureMean, defDoc: featureMeanDefDoc, only: hasFeatureModel, onlyDoc: "features.kind has model",
+		val: bind(rgbTriple(false), func(c *Config) *[3]float64 { return &c.Features.Mean }),
+		doc: "the feature model's per-channel mean (R, G, B), as sut.mean"},
+	{path: "features.std", compute: defaultFeatureStd, defDoc: featureStdDefDoc, only: hasFeatureModel, onlyDoc: "features.kind has model",
+		val: bind(rgbTriple(true), func(c *Config) *[3]float64 { return &c.Features.Std }),
+		doc: "the feature model's per-channel standard deviation (R, G, B), as sut.std"},
 
 	{path: "action_set", required: true, val: bind(actionSet(), func(c *Config) *scenario.Scenario { return &c.Scenario }),
 		doc: "what the agents choose from: a built-in scenario (amt mrs lists them) or a mapping defining one"},

@@ -32,8 +32,14 @@ func DefaultModelPath() (string, error) {
 type ModelOptions struct {
 	// Norm normalises the resized image; nil means ImageNet's mean and
 	// standard deviation (preprocess.ImageNet), which the default model
-	// expects.
+	// expects. Its Scale sets the pixel scale (preprocess.Scale).
 	Norm *preprocess.Norm
+	// Layout, when set, is the model input's layout, checked against its
+	// shape; nil means the layout the shape implies
+	// (preprocess.DetectInput: NCHW unless it is unambiguously NHWC).
+	Layout *preprocess.Layout
+	// BGR feeds the channels in the order B, G, R.
+	BGR bool
 	// BatchSize is the largest number of images per forward pass; 0 means 16.
 	BatchSize int
 	// Output names the model's tensor the features are read from: any
@@ -95,8 +101,9 @@ func LoadModel(path string, opt ModelOptions) (*Model, error) {
 }
 
 // NewModel returns an extractor running m, which must have one input of
-// shape [N, C, H, W] (C = 3, or 1 for a grey model that gets the luma;
-// N dynamic or 1) with fixed H and W and one output of
+// shape [N, C, H, W] or [N, H, W, C] (C = 3, or 1 for a grey model that
+// gets the luma; N dynamic or 1; the layout as opt.Layout says or the
+// shape implies) with fixed H and W and one output of
 // shape [N, D], [N, D, 1, 1] or [N, C, H, W] with fixed sizes (see Model;
 // load m with nn.LoadOptions.Outputs to use an intermediate tensor, or use
 // LoadModel with ModelOptions.Output). Other shapes are an error naming
@@ -107,7 +114,15 @@ func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 		return nil, fmt.Errorf("features: model %s has %d inputs, want 1 image input [N, C, H, W]", m.Name(), len(ins))
 	}
 	s := ins[0].Shape
-	if len(s) != 4 || (s[1] != 3 && s[1] != 1) || s[2] <= 0 || s[3] <= 0 {
+	var layout preprocess.Layout
+	if opt.Layout != nil {
+		layout = *opt.Layout
+	}
+	in, err := preprocess.ResolveInput(s, layout, opt.Layout == nil)
+	if err != nil {
+		return nil, fmt.Errorf("features: model %s input %q: %w", m.Name(), ins[0].Name, err)
+	}
+	if in.Height <= 0 || in.Width <= 0 {
 		return nil, fmt.Errorf("features: model %s input %q has shape %v, want [N, C, H, W] with C = 3 (RGB) or 1 (grey) and a fixed H and W", m.Name(), ins[0].Name, s)
 	}
 	if len(outs) != 1 {
@@ -145,7 +160,8 @@ func NewModel(m *nn.Model, opt ModelOptions) (*Model, error) {
 		// fixed batch sizes must be matched exactly.
 		return nil, fmt.Errorf("features: model %s input %q has a fixed batch size %d; want a dynamic one or 1", m.Name(), ins[0].Name, s[0])
 	}
-	return &Model{m: m, pre: preprocess.Classifier{W: s[3], H: s[2], Norm: norm, Gray: s[1] == 1}, dim: o[1], pool: pool, batch: batch}, nil
+	pre := preprocess.Classifier{W: in.Width, H: in.Height, Norm: norm, Gray: in.Channels == 1, Layout: in.Layout, BGR: opt.BGR && in.Channels == 3}
+	return &Model{m: m, pre: pre, dim: o[1], pool: pool, batch: batch}, nil
 }
 
 // Clone returns an extractor sharing x's weights, for another goroutine.
@@ -178,7 +194,7 @@ func (x *Model) Extract(imgs []rgb.Image) ([][]float32, error) {
 				return nil, fmt.Errorf("features: image %d: %w", start+i, err)
 			}
 		}
-		in := tensor.New(tensor.WithShape(n, x.pre.Channels(), x.pre.H, x.pre.W), tensor.WithBacking(buf))
+		in := tensor.New(tensor.WithShape(x.pre.Shape(n)...), tensor.WithBacking(buf))
 		res, err := x.m.Run(in)
 		if err != nil {
 			return nil, fmt.Errorf("features: %w", err)

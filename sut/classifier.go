@@ -17,6 +17,11 @@ import (
 // A model of one channel gets the image's luma, as Pillow's
 // convert("L") computes it, resized and normalised with Mean[0], Std[0]
 // (preprocess.Classifier's Gray).
+//
+// Layout, BGR and Scale are the rest of the model's input convention
+// (preprocess.Layout): their zero values are the convention above, NCHW,
+// RGB, pixels in [0, 1]; with Scale the mean and std are in the scale's
+// units (pixel units for ScalePixel), always listed R, G, B.
 type ClassifierConfig struct {
 	// Width and Height are the model's input size.
 	Width, Height int
@@ -29,6 +34,13 @@ type ClassifierConfig struct {
 	// BatchSize caps the number of images per model run; 0 means all
 	// images of a Classify call in one run.
 	BatchSize int
+	// Layout is the input's memory order: NCHW (the zero value) or NHWC.
+	Layout preprocess.Layout
+	// BGR feeds the channels in the order B, G, R.
+	BGR bool
+	// Scale maps pixel values before Mean and Std: v/255 (the zero
+	// value), v or v/127.5 − 1.
+	Scale preprocess.Scale
 }
 
 // DefaultClassifierConfig returns the configuration of the paper's
@@ -61,6 +73,15 @@ func (c ClassifierConfig) Validate() error {
 	if c.BatchSize < 0 {
 		return fmt.Errorf("sut: classifier batch size %d, want ≥ 0 (0 = whole call)", c.BatchSize)
 	}
+	if c.Layout != preprocess.NCHW && c.Layout != preprocess.NHWC {
+		return fmt.Errorf("sut: classifier layout %v, want nchw or nhwc", c.Layout)
+	}
+	if c.Scale < preprocess.ScaleUnit || c.Scale > preprocess.ScaleSymmetric {
+		return fmt.Errorf("sut: classifier scale %v, want unit, pixel or symmetric", c.Scale)
+	}
+	if c.BGR && c.Channels == 1 {
+		return fmt.Errorf("sut: classifier channel order bgr, but the model has 1 input channel (grey); want rgb")
+	}
 	return nil
 }
 
@@ -76,8 +97,8 @@ type Prediction struct {
 }
 
 // Classifier is an ONNX image classifier under test. The model's first
-// input is [N, C, Height, Width] (C = Config().Channels) and its first
-// output the logits [N, classes].
+// input is [N, C, Height, Width] (C = Config().Channels), or [N, Height,
+// Width, C] for Layout NHWC, and its first output the logits [N, classes].
 // A Classifier is as safe for concurrent use as its Model (an *nn.Model is
 // not: use one Classifier per goroutine over nn.Model.Clone).
 type Classifier struct {
@@ -174,16 +195,24 @@ func predict(logits []float32) (Prediction, error) {
 	return p, nil
 }
 
-// Input returns the model input for imgs: the [N, C, Height, Width]
-// float32 tensor Classify feeds the model (preprocess.Classifier).
+// Input returns the model input for imgs: the [N, C, Height, Width] (or
+// NHWC) float32 tensor Classify feeds the model (preprocess.Classifier).
 func (c *Classifier) Input(imgs []rgb.Image) (*tensor.Dense, error) {
 	if len(imgs) == 0 {
 		return nil, fmt.Errorf("no images")
 	}
-	pp := preprocess.Classifier{W: c.cfg.Width, H: c.cfg.Height, Norm: preprocess.Norm{Mean: c.mean, Std: c.std}, Gray: c.cfg.Channels == 1}
+	pp := c.Preprocess()
 	buf := make([]float32, len(imgs)*pp.Len())
 	if err := pp.Batch(buf, imgs); err != nil {
 		return nil, err
 	}
-	return tensor.New(tensor.WithShape(len(imgs), pp.Channels(), c.cfg.Height, c.cfg.Width), tensor.WithBacking(buf)), nil
+	return tensor.New(tensor.WithShape(pp.Shape(len(imgs))...), tensor.WithBacking(buf)), nil
+}
+
+// Preprocess returns the classifier's preprocessing: its input
+// convention, in the one place that defines it.
+func (c *Classifier) Preprocess() preprocess.Classifier {
+	return preprocess.Classifier{W: c.cfg.Width, H: c.cfg.Height,
+		Norm: preprocess.Norm{Mean: c.mean, Std: c.std, Scale: c.cfg.Scale},
+		Gray: c.cfg.Channels == 1, Layout: c.cfg.Layout, BGR: c.cfg.BGR}
 }

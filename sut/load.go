@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/amt-dev/amt/nn"
+	"github.com/amt-dev/amt/nn/preprocess"
 	"github.com/amt-dev/amt/sut/detect"
 )
 
@@ -18,31 +19,34 @@ func LoadClassifier(path string, cfg ClassifierConfig) (*Classifier, error) {
 }
 
 // ClassifierFor returns a Classifier running m, after checking that m has
-// one input [N, C, H, W] with C = 3 (RGB) or 1 (grey) whose H and W (where
-// the model fixes them) equal cfg.Height and cfg.Width, and a first output
-// of rank 2 ([N, classes]). If cfg.Width and cfg.Height are both 0 they are
-// taken from the model; cfg.Channels is always the model's (a configured
-// value that contradicts it is an error).
+// one input [N, C, H, W] (cfg.Layout NCHW) or [N, H, W, C] (NHWC) with
+// C = 3 (colour) or 1 (grey) whose H and W (where the model fixes them)
+// equal cfg.Height and cfg.Width, and a first output of rank 2 ([N,
+// classes]). A layout the shape contradicts is an error naming the one
+// expected (preprocess.ResolveInput). If cfg.Width and cfg.Height are both 0 they
+// are taken from the model; cfg.Channels is always the model's (a
+// configured value that contradicts it is an error).
 func ClassifierFor(m *nn.Model, cfg ClassifierConfig) (*Classifier, error) {
 	ins, outs := m.Inputs(), m.Outputs()
 	if len(ins) != 1 {
 		return nil, fmt.Errorf("sut: classifier %s has %d inputs (%v), want 1 image input [N,C,H,W]", m.Name(), len(ins), ins)
 	}
 	s := ins[0].Shape
-	if len(s) != 4 || (s[1] != 3 && s[1] != 1) {
-		return nil, fmt.Errorf("sut: classifier %s: input %q has shape %v, want [N,C,H,W] with C = 3 (RGB) or 1 (grey)", m.Name(), ins[0].Name, s)
+	in, err := preprocess.ResolveInput(s, cfg.Layout, false)
+	if err != nil {
+		return nil, fmt.Errorf("sut: classifier %s: input %q: %w", m.Name(), ins[0].Name, err)
 	}
-	if cfg.Channels != 0 && cfg.Channels != s[1] {
-		return nil, fmt.Errorf("sut: classifier %s: input %q has %d channels (%v), but the configuration says %d", m.Name(), ins[0].Name, s[1], s, cfg.Channels)
+	if cfg.Channels != 0 && cfg.Channels != in.Channels {
+		return nil, fmt.Errorf("sut: classifier %s: input %q has %d channels (%v), but the configuration says %d", m.Name(), ins[0].Name, in.Channels, s, cfg.Channels)
 	}
-	cfg.Channels = s[1]
+	cfg.Channels = in.Channels
 	if cfg.Width == 0 && cfg.Height == 0 {
-		if s[2] < 1 || s[3] < 1 {
+		if in.Height < 1 || in.Width < 1 {
 			return nil, fmt.Errorf("sut: classifier %s: input %q has no fixed size (%v); set the input width and height", m.Name(), ins[0].Name, s)
 		}
-		cfg.Height, cfg.Width = s[2], s[3]
+		cfg.Height, cfg.Width = in.Height, in.Width
 	}
-	if (s[2] > 0 && s[2] != cfg.Height) || (s[3] > 0 && s[3] != cfg.Width) {
+	if (in.Height > 0 && in.Height != cfg.Height) || (in.Width > 0 && in.Width != cfg.Width) {
 		return nil, fmt.Errorf("sut: classifier %s: input %q is %v, but the configured input size is %dx%d (W×H)", m.Name(), ins[0].Name, s, cfg.Width, cfg.Height)
 	}
 	if len(outs) == 0 || len(outs[0].Shape) != 2 {

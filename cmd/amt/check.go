@@ -15,7 +15,9 @@ import (
 // the model and prints the memory planned for a batch of batch images (1
 // when 0; see nn.Model.PlannedBytes), loading it with at most maxBytes (the
 // -max-memory of amt infer). It fails, after printing, when the model uses
-// an operator amt does not implement or does not load.
+// an operator amt does not implement or does not load. For an image
+// classifier it ends with the input convention inferred from its input
+// shape and a configuration snippet (printConvention).
 func checkModel(env *cliEnv, path string, batch int, maxBytes int64) error {
 	if batch < 0 {
 		return fmt.Errorf("infer -check: -batch %d: must be ≥ 0", batch)
@@ -65,6 +67,7 @@ func checkModel(env *cliEnv, path string, batch int, maxBytes int64) error {
 		return fmt.Errorf("infer -check: batch %d: %w", batch, err)
 	}
 	fmt.Fprintf(w, "planned memory for a batch of %d: %s (weights, activations, inputs and outputs)\n", batch, humanBytes(planned))
+	printConvention(w, path, mi)
 	return nil
 }
 

@@ -36,6 +36,7 @@ func (e *exitStatusError) Unwrap() error { return e.err }
 var errCheckFailed = errors.New("check failed")
 
 const checkSynopsis = `-config FILE [-budget N] [-time D] [-baseline DIR] [-out DIR] [flags]
+       amt check -model M.onnx -images DIR [-labels FILE] [-budget N] [flags]
 
 amt check is a metamorphic test gate for model CI: one adaptive testing
 session of the configured agent on the model (online: the model runs), with
@@ -45,6 +46,13 @@ with a baseline, the regression conditions. It writes the usual result
 files and check.json, summary.md (verdict first, for a CI job summary),
 junit.xml (a suite per MR, a case per MR and parameter value) and gallery/
 (contact sheets of violating cases) into OUT.
+
+Without a configuration (-model and -images) it checks an ONNX image
+classifier on a folder of images with the input convention its input
+shape says, the hierarchical scenario and the recommended agent (hts),
+and first writes the complete configuration it uses to OUT/config.yaml
+(OUT defaults to results/check-<model name>): amt check -config
+OUT/config.yaml runs it again.
 
 Exit status: 0 the check passed, 1 a condition failed, 2 an error (bad
 flags or configuration, unreadable model, data or baseline: no decision).`
@@ -121,12 +129,15 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	margin := fs.Float64("margin", -1, "tolerated rise of an MR's violation rate over the baseline, in percentage points (default: check.regression.margin)")
 	alpha := fs.Float64("alpha", 0, "significance level of the regression tests after Holm's adjustment (default: check.regression.alpha)")
 	replay := fs.Bool("replay", false, "answer from the cached exhaustive sweep instead of running the model (for trying conditions on known tables)")
+	mc := modelCheck{model: fs.String("model", "", "without -config: the ONNX image classifier `file` to check (its input convention inferred from its input shape; see checkmodel.go)"),
+		images: fs.String("images", "", "without -config: the `folder` of PNG/JPEG images to test on"),
+		labels: fs.String("labels", "", "without -config: a `file` naming the model's classes, one per line (sut.labels)")}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *config == "" || fs.NArg() > 0 {
+	if (*config == "") == !mc.active() || fs.NArg() > 0 {
 		fs.Usage()
-		return errors.New("check: want -config FILE and no arguments")
+		return errors.New("check: want -config FILE, or -model M.onnx -images DIR, and no arguments")
 	}
 	// Each flag given is checked on its own, so that the message names
 	// the wrong one; a value given explicitly is never ignored (-alpha 0
@@ -142,6 +153,12 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("check: -margin %v, want percentage points in [0, 100]", *margin)
 	case set["alpha"] && !(*alpha > 0 && *alpha < 1):
 		return usagef("check: -alpha %v, want a significance level in (0, 1)", *alpha)
+	}
+	if mc.active() {
+		var err error
+		if *config, err = mc.writeConfig(env, *assets, *out, *budget, *timeBudget, failRate.v, failMR, *baseline, *margin, *alpha); err != nil {
+			return err
+		}
 	}
 	cfg, err := experiments.LoadConfig(*config, *assets)
 	if err != nil {
@@ -193,6 +210,9 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
+		return err
+	}
+	if err := exp.WarnConvention(ctx, env.stderr); err != nil {
 		return err
 	}
 	p := experiments.NewProgress(env.stderr)

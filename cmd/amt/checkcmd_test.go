@@ -214,7 +214,7 @@ func TestCIExample(t *testing.T) {
 		}
 	}
 	all := strings.Join(uses, " ") + strings.Join(runs, " ")
-	for _, want := range []string{"actions/cache/restore@", "actions/cache/save@", "amt-check.sh check.yaml .amt-ci"} {
+	for _, want := range []string{"actions/cache/restore@", "actions/cache/save@", "amt-check.sh model.onnx test-images .amt-ci"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("workflow lacks %q", want)
 		}

@@ -64,6 +64,11 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	case *merge:
 		err = exp.MergeRuns(ctx, env.stderr)
 	default:
+		if cfg.Mode == "online" {
+			if err := exp.WarnConvention(ctx, env.stderr); err != nil {
+				return err
+			}
+		}
 		p := experiments.NewProgress(env.stderr)
 		err = exp.Run(ctx, env.stderr, p.Report)
 		p.Done()

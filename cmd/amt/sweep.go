@@ -73,6 +73,9 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if *merge {
 		t, err = exp.MergeSweep(ctx)
 	} else {
+		if err := exp.WarnConvention(ctx, env.stderr); err != nil {
+			return err
+		}
 		p := experiments.NewProgress(env.stderr)
 		t, err = exp.Sweep(ctx, p.Report)
 		p.Done()

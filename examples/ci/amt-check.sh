@@ -3,7 +3,14 @@
 # last passing results between runs (restore and save CACHE_DIR with your CI
 # service's cache; see github-actions.yml beside this file).
 #
+#   examples/ci/amt-check.sh MODEL.onnx IMAGES_DIR [CACHE_DIR] [amt check flags…]
 #   examples/ci/amt-check.sh CONFIG [CACHE_DIR] [amt check flags…]
+#
+# With a model and a folder of images no configuration is needed: amt check
+# infers the model's input convention from its input shape, tests with the
+# hierarchical scenario and the recommended agent (hts), and writes the
+# configuration it used to CACHE_DIR/current/config.yaml (copy it beside
+# the model to pin or adjust the settings, then pass it as CONFIG).
 #
 # CACHE_DIR (default .amt-ci) holds:
 #   state/     the agent state: each check continues the bandit where the
@@ -20,12 +27,26 @@
 set -eu
 
 if [ $# -lt 1 ]; then
-	echo "usage: $0 CONFIG [CACHE_DIR] [amt check flags...]" >&2
+	echo "usage: $0 MODEL.onnx IMAGES_DIR [CACHE_DIR] [amt check flags...]" >&2
+	echo "       $0 CONFIG [CACHE_DIR] [amt check flags...]" >&2
 	exit 2
 fi
-config=$1
-cache=${2:-.amt-ci}
-[ $# -ge 2 ] && shift 2 || shift 1
+case $1 in
+*.onnx)
+	if [ $# -lt 2 ]; then
+		echo "$0: a model needs its folder of images: $0 MODEL.onnx IMAGES_DIR [CACHE_DIR] [flags...]" >&2
+		exit 2
+	fi
+	what="-model $1 -images $2"
+	shift 2
+	;;
+*)
+	what="-config $1"
+	shift 1
+	;;
+esac
+cache=${1:-.amt-ci}
+[ $# -ge 1 ] && shift 1
 amt=${AMT:-amt}
 
 mkdir -p "$cache"
@@ -35,7 +56,10 @@ if [ -f "$cache/previous/check.json" ]; then
 fi
 
 status=0
-"$amt" check -config "$config" -state "$cache/state" -out "$cache/current" "$@" || status=$?
+# $what is two or four words without spaces inside (paths with spaces: use
+# a CONFIG).
+# shellcheck disable=SC2086
+"$amt" check $what -state "$cache/state" -out "$cache/current" "$@" || status=$?
 
 # The job summary (GitHub Actions shows $GITHUB_STEP_SUMMARY on the run's
 # page; other services: publish $cache/current/summary.md).

@@ -6,9 +6,13 @@ import (
 	"github.com/amt-dev/amt/rgb"
 )
 
-// Norm is a per-channel normalisation (R, G, B): x = (v/255 − Mean)/Std.
+// Norm is a per-channel normalisation (R, G, B): x = (s(v) − Mean)/Std,
+// where s is the pixel scale (ScaleUnit, the zero value: v/255).
 type Norm struct {
 	Mean, Std [3]float32
+	// Scale maps a pixel value v (0–255) to the number the mean is
+	// subtracted from: v/255 (the zero value), v, or v/127.5 − 1.
+	Scale Scale
 }
 
 // ImageNet returns torchvision's ImageNet normalisation,
@@ -26,11 +30,11 @@ type lut [3][256]float32
 
 // table returns the 256 output values of each channel. Every step is
 // rounded to float32 like torchvision's ToTensor + Normalize:
-// x = float32(v)/255; x = x − mean; x = x / std.
+// x = float32(v)/255 (or the Scale's value); x = x − mean; x = x / std.
 func (n Norm) table() (t lut) {
 	for c := 0; c < 3; c++ {
 		for v := 0; v < 256; v++ {
-			x := float32(v) / float32(255)
+			x := n.Scale.scaled(uint8(v))
 			x = float32(x - n.Mean[c])
 			t[c][v] = float32(x / n.Std[c])
 		}
@@ -91,11 +95,23 @@ func (t *lut) planes(r, g, b []float32, pix []uint8) {
 // mean and std — the torchvision pipeline Grayscale → Resize → ToTensor →
 // Normalize of a grey model. On a grey image (R = G = B) the luma is the
 // grey value itself.
+//
+// Layout and BGR complete the input convention (see Layout): with BGR
+// the channels are written in the order B, G, R (Norm's mean and std
+// stay R, G, B: they follow the colour, not the position), with NHWC
+// channels last. A Gray classifier has one channel, so neither changes its
+// values. The zero values are the NCHW RGB convention, computed as
+// Normalize does.
 type Classifier struct {
-	W, H int
-	Norm Norm
-	Gray bool
+	W, H   int
+	Norm   Norm
+	Gray   bool
+	Layout Layout
+	BGR    bool
 }
+
+// Shape returns the shape of the model input for a batch of n images.
+func (c Classifier) Shape(n int) []int { return c.Layout.Shape(n, c.Channels(), c.H, c.W) }
 
 // Channels returns the number of channels of the model input: 1 for a
 // Gray classifier, else 3.
@@ -141,10 +157,44 @@ func (c Classifier) Into(dst []float32, src rgb.Image) error {
 		}
 		img = Resize(src, c.W, c.H)
 	}
-	return Normalize(dst, img, c.Norm)
+	if c.Layout == NCHW && !c.BGR {
+		return Normalize(dst, img, c.Norm)
+	}
+	return c.convention(dst, img)
 }
 
-// Batch preprocesses imgs into the NCHW batch dst, which must hold exactly
+// convention writes img (of size W×H) into dst in the classifier's layout
+// and channel order: the values are Normalize's, only their positions
+// differ.
+func (c Classifier) convention(dst []float32, img rgb.Image) error {
+	if err := img.Validate(); err != nil {
+		return fmt.Errorf("preprocess: normalize: %w", err)
+	}
+	if err := c.Norm.Validate(); err != nil {
+		return err
+	}
+	t := c.Norm.table()
+	plane := c.W * c.H
+	// pos[k] is where colour k (R, G, B) goes: its channel index.
+	pos := [3]int{0, 1, 2}
+	if c.BGR {
+		pos = [3]int{2, 1, 0}
+	}
+	for i := range plane {
+		p := img.Pix[3*i : 3*i+3 : 3*i+3]
+		for k := range 3 {
+			v := t[k][p[k]]
+			if c.Layout == NHWC {
+				dst[3*i+pos[k]] = v
+			} else {
+				dst[pos[k]*plane+i] = v
+			}
+		}
+	}
+	return nil
+}
+
+// Batch preprocesses imgs into the batch dst (in the classifier's layout), which must hold exactly
 // len(imgs)·c.Len() values.
 func (c Classifier) Batch(dst []float32, imgs []rgb.Image) error {
 	n := c.Len()
