@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"gonum.org/v1/plot/vg/draw"
+
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/plots/analysis"
 )
@@ -87,7 +89,7 @@ func (b *builder) corruption() error {
 	if err != nil {
 		return err
 	}
-	fig.W *= 2
+	wideCategories(&fig)
 	b.figure(fig, "top-1 error per corruption and severity")
 
 	if err := b.corruptionErrors(p); err != nil {
@@ -142,7 +144,7 @@ func (b *builder) corruptionErrors(p analysis.CorruptionProfile) error {
 	if err != nil {
 		return err
 	}
-	fig.W *= 2
+	wideCategories(&fig)
 	b.figure(fig, "CE per corruption against the reference")
 	return nil
 }
@@ -232,7 +234,16 @@ func (b *builder) corruptionEstimates(p analysis.CorruptionProfile, rows []recor
 	if err != nil {
 		return err
 	}
-	fig.W *= 2
+	wideCategories(&fig)
 	b.figure(fig, "absolute error of each estimator per corruption")
 	return nil
+}
+
+// wideCategories widens a bar chart of the 18 corruptions and slants its
+// category labels so that the long names do not overlap.
+func wideCategories(f *figure) {
+	f.W *= 2
+	f.Plot.X.Tick.Label.Rotation = math.Pi / 6
+	f.Plot.X.Tick.Label.XAlign = draw.XRight
+	f.Plot.X.Tick.Label.YAlign = draw.YTop
 }
