@@ -146,8 +146,8 @@ suite: build
 # 1,017 CIFAR-10 images: error and violation per corruption and severity,
 # CE/mCE against ResNet-20 (corruption.reference), and the agents'
 # estimates of the profile at 10 % of the sweep (9 passes). Cold sweeps:
-# about 4 min (ResNet-20) and 40 min (SqueezeNet) on the shared 2 cores;
-# the runs about 10 min each, most of it hts.
+# about 4 min (ResNet-20) and 30 min (SqueezeNet) on the shared 2 cores
+# at load ≈ 15; the runs about a minute of CPU each (most of it hts).
 CORRUPTIONS := corruptions-resnet20 corruptions-squeezenet
 corruptions: build
 	$(foreach e,$(CORRUPTIONS),$(call experiment,$(e)))
