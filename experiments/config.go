@@ -81,6 +81,9 @@ type Config struct {
 	// regression experiment: the SUT changes mid-stream (see
 	// RegressionConfig).
 	Regression RegressionConfig
+	// Corruption, when it names a reference model, makes the experiment a
+	// corruption report (see CorruptionConfig).
+	Corruption CorruptionConfig
 	// Logf, when set, receives device events: a model moving from a GPU
 	// to the CPU, ops running on the CPU (see nn.LoadOptions). It is not
 	// read from the file.

@@ -122,6 +122,9 @@ type loopOptions struct {
 	Deadline time.Time
 	// Contexts puts every iteration's context into its Step.
 	Contexts bool
+	// ParamErrors fills the run's ParamErrors: per parameterised variant,
+	// the follow-ups whose top-1 class differs from a known label.
+	ParamErrors bool
 }
 
 // runResult is the outcome of one run: its final counts, its progress log
@@ -183,9 +186,15 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 	for _, a := range sc.Arms {
 		run.Arms[a.Name] = record.Counts{}
 	}
+	if opt.ParamErrors {
+		run.ParamErrors = map[string]int{}
+	}
 	for _, v := range sc.Variants() {
 		if !math.IsNaN(v.Value) {
 			run.Params[v.Key()] = record.Counts{}
+			if opt.ParamErrors {
+				run.ParamErrors[v.Key()] = 0
+			}
 		}
 	}
 	var totalReward float64
@@ -255,6 +264,9 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		run.Arms[arm.Name] = run.Arms[arm.Name].Add(record.Counts{Count: 1, Violations: viol})
 		if !math.IsNaN(v.Value) {
 			run.Params[v.Key()] = run.Params[v.Key()].Add(record.Counts{Count: 1, Violations: viol})
+			if opt.ParamErrors && out.Label >= 0 && out.PredModified != out.Label {
+				run.ParamErrors[v.Key()]++
+			}
 		}
 		run.OriginalScore += out.OriginalScore
 		run.ModifiedScore += out.ModifiedScore

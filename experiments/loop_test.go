@@ -513,3 +513,51 @@ func TestAgentStateContinues(t *testing.T) {
 		t.Error("the continued run did not update the state file")
 	}
 }
+
+// A corruption report's runs count, per parameterised follow-up, those
+// whose prediction differs from the label (record.Run.ParamErrors);
+// other runs leave it out.
+func TestRunLoopParamErrors(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	env, err := newOnlineEnv(newFakeSource(30), fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		on   bool
+	}{{"counted", true}, {"left out", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := map[string]int{}
+			res, err := runLoop(context.Background(), env, sc, newFakeAgent(sc), loopOptions{Seed: 2, Iterations: 30, ParamErrors: tc.on,
+				Trace: func(s Step) {
+					if _, ok := want[s.Variant]; !ok {
+						want[s.Variant] = 0
+					}
+					if s.Outcome.Label >= 0 && s.Outcome.PredModified != s.Outcome.Label {
+						want[s.Variant]++
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Run.ParamErrors
+			if !tc.on {
+				if got != nil {
+					t.Fatalf("ParamErrors %v without the option", got)
+				}
+				return
+			}
+			total := 0
+			for k, c := range res.Run.Params {
+				if got[k] != want[k] || got[k] > c.Count {
+					t.Errorf("%s: %d errors, want %d (of %d follow-ups)", k, got[k], want[k], c.Count)
+				}
+				total += got[k]
+			}
+			if len(got) != len(res.Run.Params) || total == 0 {
+				t.Errorf("ParamErrors %v: want every parameterised variant of %d, some errors", got, len(res.Run.Params))
+			}
+		})
+	}
+}

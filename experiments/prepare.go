@@ -64,6 +64,10 @@ type Experiment struct {
 	// swept.
 	after      *Experiment
 	afterTable *Table
+	// reference is the experiment with a corruption report's reference
+	// SUT (nil otherwise); referenceTable its table, once swept.
+	reference      *Experiment
+	referenceTable *Table
 	// id is the identity of the experiment's results (record.Identity).
 	id record.Identity
 }
@@ -75,8 +79,20 @@ type Experiment struct {
 // when ctx is cancelled while it hashes.
 func Prepare(ctx context.Context, cfg *Config) (*Experiment, error) {
 	e, err := prepare(ctx, cfg, "sut")
-	if err != nil || !cfg.Regressing() {
+	if err != nil {
 		return e, err
+	}
+	if cfg.CorruptionReport() {
+		// A corruption report: the same experiment with the reference
+		// SUT, whose sweep is cached under its own model's hash.
+		ref := *cfg
+		ref.SUT, ref.Corruption = cfg.Corruption.Reference, CorruptionConfig{}
+		if e.reference, err = prepare(ctx, &ref, "corruption.reference"); err != nil {
+			return nil, err
+		}
+	}
+	if !cfg.Regressing() {
+		return e, nil
 	}
 	// A regression experiment: the same experiment with the SUT after the
 	// change, whose own sweep is cached under its own model's hash.
@@ -318,6 +334,11 @@ func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly
 			return nil, err
 		}
 	}
+	if e.reference != nil {
+		if _, err := e.sweepReference(ctx, progress); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
@@ -428,6 +449,9 @@ func (e *Experiment) removeStaleFiles() error {
 	stale := []string{record.TuneFile}
 	if !e.Config.Regressing() {
 		stale = append(stale, record.RegressionFile, record.VerdictsAfterFile)
+	}
+	if !e.Config.CorruptionReport() {
+		stale = append(stale, record.CorruptionFile, record.VerdictsReferenceFile)
 	}
 	for _, f := range stale {
 		if err := os.Remove(filepath.Join(e.Config.Output, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -603,6 +627,7 @@ func (e *Experiment) seedsSetup(a AgentSpec, env Env, log io.Writer) (func(seed 
 	return newAgent, SeedsOptions{
 		Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
 		Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Identity: e.id, LogDecisions: e.LogDecisions,
+		ParamErrors: cfg.CorruptionReport(),
 	}
 }
 

@@ -41,6 +41,10 @@ type SeedsOptions struct {
 	// propensity and cost, to decisions-seed-<n>.jsonl (record.Decision:
 	// the log format of amt ope).
 	LogDecisions bool
+	// ParamErrors counts the follow-ups of each parameterised variant
+	// whose top-1 class differs from a known label into each run's
+	// ParamErrors (a corruption report's).
+	ParamErrors bool
 
 	// deferState (RunSeeds) saves each seed's state beside its file, as
 	// seed-<n>.state.pending, for the caller to commit with the results;
@@ -135,7 +139,7 @@ func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(s
 	if err != nil {
 		return record.Run{}, record.RunTiming{}, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 	}
-	lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Contexts: o.LogDecisions, Deadline: o.Deadline}
+	lo := loopOptions{AgentName: o.Agent, Seed: seed, Passes: o.Passes, Iterations: o.Iter, LogInterval: o.Interval, Contexts: o.LogDecisions, Deadline: o.Deadline, ParamErrors: o.ParamErrors}
 	var decisions []record.Decision
 	if o.Trace != nil || o.LogDecisions {
 		variantIndex := map[string]int{}

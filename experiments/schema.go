@@ -301,6 +301,11 @@ var schema = []key{
 		doc: "passes over the images after the change"},
 	{path: "regression.window", def: "200", val: bind(intIn(1, math.MaxInt32), func(c *Config) *int { return &c.Regression.Window }),
 		doc: "the first iterations after the change whose violation rate the report gives (how fast an agent adapts)"},
+
+	{path: "corruption", val: section("a mapping"), check: corruptionSection,
+		doc: "a corruption report (case_study classification, a corruptions action set): the sweep also sweeps corruption.reference, and amt plot gives per corruption and severity the top-1 error and violation rate, CE, mCE and relative mCE against the reference (Hendrycks & Dietterich, ICLR 2019), and each agent's estimate of the error profile from the follow-ups it chose against the exhaustive one"},
+	{path: "corruption.reference", required: true, val: referenceSUT(),
+		doc: "the reference SUT the corruption errors are normalised by: the keys of sut (model, input_size, …), read and checked as there; naming the SUT's own model gives CE = 100 % for every corruption"},
 }
 
 // defaultCheck is the check section's defaults.

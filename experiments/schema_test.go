@@ -121,7 +121,7 @@ func TestSchemaCoversConfig(t *testing.T) {
 		descend []reflect.Type
 		skip    []string
 	}{
-		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig](), reflect.TypeFor[RegressionConfig](), reflect.TypeFor[CheckConfig]()},
+		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig](), reflect.TypeFor[RegressionConfig](), reflect.TypeFor[CorruptionConfig](), reflect.TypeFor[CheckConfig]()},
 			[]string{"File", "Logf"}}, // set by the caller, not read from the file
 		{&AgentSpec{}, "agents[].", nil, nil},
 		{&TuneGrid{}, "tune.grid[].", nil, nil},

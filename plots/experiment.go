@@ -27,6 +27,8 @@ import (
 //	results/<experiment>/tune.json              how amt tune chose the agents' options (optional)
 //	results/<experiment>/regression.json        a regression experiment's SUT change (optional)
 //	results/<experiment>/sweep-after.csv        its table of the SUT after the change (optional)
+//	results/<experiment>/corruption.json        a corruption report's reference SUT (optional)
+//	results/<experiment>/sweep-reference.csv    its table of the reference SUT (with corruption.json)
 //	results/<experiment>/config.yaml            the experiment's config (optional, quoted verbatim)
 type Experiment struct {
 	Name string // folder name
@@ -46,6 +48,11 @@ type Experiment struct {
 	// folder has no regression.json (VerdictsAfter: no sweep-after.csv).
 	Regression    *record.Regression
 	VerdictsAfter []record.Verdict
+	// Corruption names a corruption report's reference SUT and
+	// VerdictsReference is its exhaustive table; both nil when the folder
+	// has no corruption.json.
+	Corruption        *record.Corruption
+	VerdictsReference []record.Verdict
 	// Config is the folder's config.yaml, the snapshot of the
 	// configuration the results were made with (verbatim); nil when the
 	// folder has none.
@@ -194,6 +201,9 @@ func Load(dir string) (*Experiment, error) {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("plots: %w", err)
+	}
+	if err := loadCorruption(e); err != nil {
+		return nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -357,5 +367,36 @@ func (a *Agent) readTiming(path string) error {
 	}
 	a.Summary.MeanDecisionUS = tf.MeanDecisionUS
 	a.TimesFromFile = true
+	return nil
+}
+
+// loadCorruption reads a corruption report's corruption.json and the
+// reference SUT's table it records (by sha256), when the folder has them.
+func loadCorruption(e *Experiment) error {
+	cp := filepath.Join(e.Dir, record.CorruptionFile)
+	if _, err := os.Stat(cp); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	c, err := record.ReadCorruption(cp)
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	if e.Meta != nil && !e.Legacy && c.Identity != e.Meta.Identity {
+		return fmt.Errorf("plots: %s belongs to another run (%s) than %s (%s); %s", cp, c.Identity, record.MetaFile, e.Meta.Identity, rerun)
+	}
+	vp := filepath.Join(e.Dir, record.VerdictsReferenceFile)
+	b, err := os.ReadFile(vp)
+	if err != nil {
+		return fmt.Errorf("plots: %s names a reference SUT but its table cannot be read: %w", cp, err)
+	}
+	if record.SHA256(b) != c.VerdictsSHA256 {
+		return fmt.Errorf("plots: %s is not the table recorded in %s (its sha256 differs from verdicts_sha256); %s", vp, cp, rerun)
+	}
+	if e.VerdictsReference, err = record.DecodeVerdictsCSV(bytes.NewReader(b), vp); err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	e.Corruption = &c
 	return nil
 }

@@ -110,6 +110,7 @@ var sections = []func(*builder) error{
 	(*builder).setup,        // section_setup.go: what ran
 	(*builder).perMR,        // section_per_mr.go: violation rate per MR (RQ1)
 	(*builder).perDegree,    // section_per_degree.go: violation rate per parameter value (RQ1, RQ2)
+	(*builder).corruption,   // section_corruption.go: error profile on the common corruptions, CE/mCE, its estimate at a budget
 	(*builder).table1,       // section_table1.go: effects per class (Table 1)
 	(*builder).gallery,      // section_gallery.go: violating cases, source and follow-up side by side
 	(*builder).runtime,      // section_runtime.go: runtime and accuracy (Table 2, RQ3)

@@ -16,6 +16,10 @@ func (b *builder) claims() error {
 		b.p("## The paper's statements\n\nLeft out: the paper has no counterpart of these results (see the caveats).\n\n")
 		return nil
 	}
+	if strings.HasPrefix(b.scenarioName(), "corruptions") {
+		b.p("## The paper's statements\n\nLeft out: the paper tested none of the common corruptions; the corruption section above sets these results beside Hendrycks & Dietterich's measures instead.\n\n")
+		return nil
+	}
 	t := Table{Name: "paper-claims", Header: []string{"tex line", "the paper says", "ours"},
 		Caption: "Numbers the paper states in its text, beside this experiment's."}
 	base := analysis.BaselineByMR(b.e.Verdicts)

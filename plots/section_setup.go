@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/amt-dev/amt/experiments/record"
@@ -26,6 +27,9 @@ func (b *builder) setup() error {
 	}
 	if e.VerdictsAfter != nil {
 		b.p("- Exhaustive verdict table of the SUT after the change (`%s`): %d images × %d variants = %d rows\n", record.VerdictsAfterFile, analysis.Images(e.VerdictsAfter), analysis.Variants(e.VerdictsAfter), len(e.VerdictsAfter))
+	}
+	if e.Corruption != nil {
+		b.p("- Exhaustive verdict table of the corruption report's reference SUT `%s` (`%s`): %d images × %d variants = %d rows\n", filepath.Base(e.Corruption.Reference.Path), record.VerdictsReferenceFile, analysis.Images(e.VerdictsReference), analysis.Variants(e.VerdictsReference), len(e.VerdictsReference))
 	}
 	if b.primary != nil && e.Regression == nil {
 		b.p("- Agent compared with the baseline in the figures: `%s`\n", b.primary.Name)

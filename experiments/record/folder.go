@@ -24,6 +24,8 @@ import (
 //	tune.json                  how amt tune chose the agents' options (Tuning, tune.go)
 //	regression.json            a regression experiment's SUT change (Regression, regression.go)
 //	sweep-after.csv            its verdict table of the SUT after the change
+//	corruption.json            a corruption report's reference SUT (Corruption, corruption.go)
+//	sweep-reference.csv        its verdict table of the reference SUT
 //	report.md, figures/, tables/  written by the plots package
 //	check.json, summary.md, junit.xml, <agent>/violations.jsonl, gallery/
 //	                           amt check's decision and the violations (check.go)

@@ -69,6 +69,13 @@ type Run struct {
 	// Params maps "mr:degrees" ("rotation:-90") to its counts; empty for
 	// scenarios without parameterised arms.
 	Params map[string]Counts `json:"params"`
+	// ParamErrors maps "mr:value" to the follow-ups of that parameterised
+	// variant whose top-1 class differed from the source's label (the
+	// follow-up's error, as opposed to its violation: the class changed
+	// from the source's). Only a corruption report's runs
+	// (experiments.CorruptionConfig) count them, for its error profile;
+	// elsewhere it is nil and omitted.
+	ParamErrors map[string]int `json:"param_errors,omitempty"`
 	// OriginalScore and ModifiedScore are the summed SUT scores on the
 	// source and follow-up inputs: 1/0 correctness for classification,
 	// per-image mAP for detection (as the original's original_score and

@@ -1,0 +1,99 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/amt-dev/amt/experiments/record"
+)
+
+// CorruptionConfig is the corruption section of a configuration: the
+// experiment is a corruption report (issue #37) on the common corruptions
+// of Hendrycks & Dietterich (ICLR 2019, ImageNet-C/CIFAR-10-C; the
+// corruptions scenarios). Its sweep also sweeps Reference, the model the
+// corruption errors are normalised by (CE_c = Σ_s E_{s,c} / Σ_s E^ref_{s,c},
+// mCE their mean over corruptions), into sweep-reference.csv, and its runs
+// count every follow-up's top-1 error besides its violation
+// (record.Run.ParamErrors), so amt plot can set an agent's estimate of
+// the error profile against the exhaustive one.
+type CorruptionConfig struct {
+	// Reference is the reference SUT (in the paper AlexNet; here a model
+	// of the configuration's data, such as ResNet-20 for CIFAR-10); without
+	// a model there is no corruption report.
+	Reference SUTConfig
+}
+
+// CorruptionReport reports whether the configuration is a corruption
+// report.
+func (c *Config) CorruptionReport() bool { return c.Corruption.Reference.Model != "" }
+
+// corruptionSection checks the corruption section against the keys read
+// before it.
+func corruptionSection(c *Config) string {
+	switch {
+	case c.CaseStudy != "classification":
+		return "a corruption report measures top-1 errors: it needs case_study classification"
+	case !strings.HasPrefix(c.Scenario.Name, "corruptions"):
+		return fmt.Sprintf("a corruption report needs a corruptions scenario (action_set: corruptions or corruptions-flat), not %q", c.Scenario.Name)
+	case c.Regressing():
+		return "a corruption report compares two SUTs on the same images, not one after the other: leave regression out"
+	}
+	return ""
+}
+
+// referenceSUT reads corruption.reference: a mapping with the keys of
+// sut, read by the schema's sut entries into
+// Config.Corruption.Reference (as changedSUT reads regression.sut).
+func referenceSUT() value {
+	return value{want: "a mapping with the keys of sut",
+		read: func(p *parser, n *yaml.Node, key string, dst any) error {
+			c := dst.(*Config)
+			saved := c.SUT
+			c.SUT = SUTConfig{}
+			err := p.mapping(n, key, "sut", c)
+			c.Corruption.Reference, c.SUT = c.SUT, saved
+			return err
+		},
+		fields: func(dst any) []any { return leafPointers(&dst.(*Config).Corruption.Reference) },
+	}
+}
+
+// ReferenceTable returns the table of a corruption report's reference SUT
+// once Sweep has computed it, and nil otherwise.
+func (e *Experiment) ReferenceTable() *Table { return e.referenceTable }
+
+// sweepReference computes (or loads from the cache) the table of a
+// corruption report's reference SUT, writes its scenario's rows to
+// Output/sweep-reference.csv and names the model in
+// Output/corruption.json. A reference equal to the SUT costs nothing: its
+// sweep is the SUT's, cached under the same keys.
+func (e *Experiment) sweepReference(ctx context.Context, progress ProgressFunc) (*Table, error) {
+	var pf func(done, total int)
+	if progress != nil {
+		stage := Stage{Name: "sweep " + e.Config.Name + " (reference SUT)", Unit: "image", Resumed: "cached"}
+		pf = func(done, total int) { progress(stage, done, total) }
+	}
+	t, err := sweep(ctx, e.reference.sweepSetup(pf))
+	if err != nil {
+		return nil, fmt.Errorf("corruption.reference: %w", err)
+	}
+	csv := filepath.Join(e.Config.Output, record.VerdictsReferenceFile)
+	if err := t.WriteCSV(csv, e.Config.Scenario.Variants()); err != nil {
+		return nil, err
+	}
+	sum, err := record.FileSHA256(csv)
+	if err != nil {
+		return nil, err
+	}
+	c := record.Corruption{Identity: e.id, VerdictsSHA256: sum,
+		Reference: record.File{Path: e.reference.Config.SUT.Model, SHA256: e.reference.modelHash}}
+	if err := record.WriteCorruption(filepath.Join(e.Config.Output, record.CorruptionFile), c); err != nil {
+		return nil, err
+	}
+	e.referenceTable = t
+	return t, nil
+}

@@ -1,0 +1,54 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// The files of a corruption report (experiments.CorruptionConfig), beside
+// the usual ones: the verdict table of the reference SUT and the record
+// of which model that is.
+const (
+	CorruptionFile        = "corruption.json"
+	VerdictsReferenceFile = "sweep-reference.csv"
+)
+
+// Corruption is the content of corruption.json: the reference SUT of a
+// corruption report's corruption errors (CE, mCE: Hendrycks & Dietterich,
+// ICLR 2019), whose exhaustive table is sweep-reference.csv, and the run
+// it belongs to.
+type Corruption struct {
+	Identity
+	Reference File `json:"reference"`
+	// VerdictsSHA256 is the sha256 of sweep-reference.csv.
+	VerdictsSHA256 string `json:"verdicts_sha256"`
+}
+
+// WriteCorruption writes c as indented JSON to path, atomically.
+func WriteCorruption(path string, c Corruption) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// ReadCorruption reads a corruption.json, rejecting unknown fields.
+func ReadCorruption(path string) (Corruption, error) {
+	var c Corruption
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("record: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("record: %s: %w", path, err)
+	}
+	if c.Reference.Path == "" {
+		return c, fmt.Errorf("record: %s: no reference model", path)
+	}
+	return c, nil
+}
