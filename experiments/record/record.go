@@ -54,6 +54,11 @@ type Run struct {
 	// Params maps "mr:degrees" ("rotation:-90") to its counts; empty for
 	// scenarios without parameterised arms.
 	Params map[string]Counts `json:"params"`
+	// Audit maps a variant key ("fliplr", "rotation:-30") to the counts of
+	// the run's audit follow-ups (amt check's audit sample: drawn
+	// uniformly, whatever the context and the verdicts); they are also
+	// counted in Arms and Params. Absent when the run had none.
+	Audit map[string]Counts `json:"audit,omitempty"`
 	// OriginalScore and ModifiedScore are the summed SUT scores on the
 	// source and follow-up inputs: 1/0 correctness for classification,
 	// per-image mAP for detection (as the original's original_score and
