@@ -263,6 +263,9 @@ var schema = []key{
 	{path: "check.regression.alpha", def: "0.05", val: bind(openUnit(), func(c *Config) *float64 { return &c.Check.Alpha }),
 		doc: "the significance level of the one-sided exact tests, after Holm's adjustment over the MRs compared"},
 
+	{path: "check.audit", def: "1", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.Check.Audit }),
+		doc: "the share of the budget spent on the audit sample, whose follow-ups are drawn uniformly (a uniform arm, then a uniform value), whatever the images and the verdicts; the agent chooses the others; the regression test compares the audit samples of the two checks only (the agent's follow-ups are no sample of one population: it seeks violations); 1 (the default, the most powerful per model run: see results/gate-power) leaves the agent nothing to choose, 0 no regression test"},
+
 	{path: "tune", val: section("a mapping"), check: tuneSection,
 		doc: "hyper-parameter tuning (amt tune): each grid's settings run on the tuning seeds, the best mean violation rate is chosen, then every agent runs on seeds with the chosen options (mode replay; amt run refuses the file)"},
 	{path: "tune.seeds", required: true, val: bind(seedList(), func(c *Config) *[]uint64 { return &c.Tune.Seeds }), check: tuneSeeds,
@@ -282,11 +285,32 @@ var schema = []key{
 		doc: "passes over the images after the change"},
 	{path: "regression.window", def: "200", val: bind(intIn(1, math.MaxInt32), func(c *Config) *int { return &c.Regression.Window }),
 		doc: "the first iterations after the change whose violation rate the report gives (how fast an agent adapts)"},
+
+	{path: "power", val: section("a mapping"), check: powerSection,
+		doc: "a gate power study (amt gate-power): the CI cycle of amt check (a check of the old model, then one of the new model continuing from its state, with its results as the baseline) replayed from the models' cached sweeps for every pair, budget, follow-up design (the check agent, the agent with an audit sample, random, round-robin) and cycle seed; sut.model is replaced by each pair's models"},
+	{path: "power.pairs", required: true, val: bind(powerPairs(), func(c *Config) *[]PowerPairConfig { return &c.Power.Pairs }),
+		doc: "the model changes, old → new, each a mapping of name, old, new, reseed and regressed"},
+	{path: "power.pairs[].name", required: true, val: bind(folderName("the pair in the report"), func(p *PowerPairConfig) *string { return &p.Name }),
+		doc: "the pair's name in the outcomes and the report"},
+	{path: "power.pairs[].old", required: true, val: bind(filePath(nil), func(p *PowerPairConfig) *string { return &p.Old }),
+		doc: "the ONNX model checked first (sut's other keys apply)"},
+	{path: "power.pairs[].new", required: true, val: bind(filePath(nil), func(p *PowerPairConfig) *string { return &p.New }),
+		doc: "the ONNX model checked second, against the first check's results"},
+	{path: "power.pairs[].reseed", def: "false", val: bind(boolean(), func(p *PowerPairConfig) *bool { return &p.Reseed }),
+		doc: "give the second check another seed (derived from the cycle's); otherwise both use the cycle's, as a CI job whose check.seed is fixed"},
+	{path: "power.pairs[].regressed", defDoc: "none: a change that should pass", val: bind(regressedRelation(), func(p *PowerPairConfig) *string { return &p.Regressed }),
+		doc: "the relation the change regressed: the check should fail, on it"},
+	{path: "power.budgets", def: "[50, 100, 200, 500, 1000]", val: bind(budgetList(), func(c *Config) *[]int { return &c.Power.Budgets }),
+		doc: "the iterations of each check (model runs), ascending"},
+	{path: "power.cycles", required: true, val: bind(seedList(), func(c *Config) *[]uint64 { return &c.Power.Cycles }),
+		doc: "the cycle seeds (1-100): one CI cycle per pair, design, budget and seed; a cycle's seed is both checks' check.seed"},
+	{path: "power.audit", def: "0.5", val: bind(openUnit(), func(c *Config) *float64 { return &c.Power.Audit }),
+		doc: "the audit share of the design adaptive+audit (the check agent steering the rest)"},
 }
 
 // defaultCheck is the check section's defaults.
 func defaultCheck(c *Config) CheckConfig {
-	return CheckConfig{Agent: c.Agents[0].ID, Seed: c.Seeds[0], Margin: 2, Alpha: 0.05}
+	return CheckConfig{Agent: c.Agents[0].ID, Seed: c.Seeds[0], Margin: 2, Alpha: 0.05, Audit: 1}
 }
 
 // relationNames lists package mr's relations.

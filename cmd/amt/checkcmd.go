@@ -41,7 +41,23 @@ amt check is a metamorphic test gate for model CI: one adaptive testing
 session of the configured agent on the model (online: the model runs), with
 a budget, continuing from the agent state a previous check saved (state, or
 OUT/state) and saving it again; then the conditions of check.fail_on and,
-with a baseline, the regression conditions. It writes the usual result
+with a baseline, the regression conditions.
+
+The decision rule. A share check.audit (-audit, default 1) of the budget is
+the audit sample: follow-ups drawn uniformly (a uniform MR, then a uniform
+parameter value), whatever the images and the verdicts; the agent chooses
+the others (none at the default). Absolute conditions: a violation rate
+over all follow-ups above its limit fails. Regression conditions (with
+-baseline): for each MR, the audit follow-ups of this check and of the
+baseline are 2×2 tables by parameter value; the MR fails when its
+Mantel–Haenszel rise (this check minus the baseline) exceeds
+check.regression.margin (-margin, percentage points) and the one-sided exact
+stratified test (exact Cochran–Mantel–Haenszel; Fisher's for an MR without a
+parameter) of a rise, Holm-adjusted over the MRs, has p ≤
+check.regression.alpha (-alpha). Only the audit samples enter the test: an
+agent seeks violations where it expects them, so its own follow-ups of two
+checks are no sample of one population and inflate false alarms
+(results/gate-power). A baseline needs an audit sample. It writes the usual result
 files and check.json, summary.md (verdict first, for a CI job summary),
 junit.xml (a suite per MR, a case per MR and parameter value) and gallery/
 (contact sheets of violating cases) into OUT.
@@ -120,6 +136,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Var(failMR, "fail-mr", "fail when an MR's violation rate exceeds its limit: MR=RATE[,MR=RATE] (added to check.fail_on.mr)")
 	margin := fs.Float64("margin", -1, "tolerated rise of an MR's violation rate over the baseline, in percentage points (default: check.regression.margin)")
 	alpha := fs.Float64("alpha", 0, "significance level of the regression tests after Holm's adjustment (default: check.regression.alpha)")
+	audit := fs.Float64("audit", -1, "share of the budget spent on the uniform audit sample the regression test compares, in [0, 1] (default: check.audit)")
 	replay := fs.Bool("replay", false, "answer from the cached exhaustive sweep instead of running the model (for trying conditions on known tables)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -127,6 +144,9 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	if *config == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return errors.New("check: want -config FILE and no arguments")
+	}
+	if *audit != -1 && !(*audit >= 0 && *audit <= 1) {
+		return errors.New("check: -audit must be in [0, 1]")
 	}
 	if *budget < -1 || *timeBudget < 0 || (*margin != -1 && !(*margin >= 0 && *margin <= 100)) || (*alpha != 0 && !(*alpha > 0 && *alpha < 1)) {
 		return errors.New("check: -budget must be ≥ 0, -time ≥ 0, -margin in [0, 100] and -alpha in (0, 1)")
@@ -178,6 +198,9 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if *alpha > 0 {
 		cc.Alpha = *alpha
+	}
+	if *audit >= 0 {
+		cc.Audit = *audit
 	}
 	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {
