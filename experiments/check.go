@@ -95,8 +95,8 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 	}
 	var base gate.Cells
 	if cc.Baseline != "" {
-		if cc.Audit == 0 {
-			return res, cfg.errAt("check.audit", "0 leaves no audit sample for the regression test against -baseline %s: set check.audit (-audit) above 0", cc.Baseline)
+		if int(float64(budget)*cc.Audit) == 0 {
+			return res, cfg.errAt("check.audit", "%g of %d iterations leaves no audit sample for the regression test against -baseline %s: raise check.audit (-audit) or the budget", cc.Audit, budget, cc.Baseline)
 		}
 		var err error
 		if base, res.Baseline, err = readBaseline(cc.Baseline, sc); err != nil {

@@ -255,7 +255,7 @@ var schema = []key{
 	{path: "check.fail_on.mr", val: bind(mrRates(), func(c *Config) *map[string]float64 { return &c.Check.FailMR }),
 		defDoc: "none", doc: "the highest passing violation rate per relation of the action set ({flipud: 0.6}); a relation the session did not try is skipped"},
 	{path: "check.baseline", val: bind(nonEmpty("a folder path"), func(c *Config) *string { return &c.Check.Baseline }),
-		defDoc: "none", doc: "the results folder of a previous run (amt check or amt run) to compare with, relative to the working directory; amt check -baseline overrides it"},
+		defDoc: "none", doc: "the results folder of a previous amt check with an audit sample (check.audit > 0) to compare with, relative to the working directory; amt check -baseline overrides it"},
 	{path: "check.regression", compute: func(c *Config) { c.Check.Margin, c.Check.Alpha = 2, 0.05 }, defDoc: "the defaults of its keys",
 		val: section("a mapping"), doc: "regression conditions (with a baseline): an MR fails when its violation rate rose by more than margin with statistical support"},
 	{path: "check.regression.margin", def: "2", val: bind(floatIn(0, 100), func(c *Config) *float64 { return &c.Check.Margin }),

@@ -126,7 +126,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	budget := fs.Int("budget", -1, "iterations of the session (default: check.budget)")
 	timeBudget := fs.Duration("time", 0, "wall-clock budget, e.g. 45s (default: check.time); the session ends after the iteration during which it ran out")
-	baseline := fs.String("baseline", "", "results folder of a previous check or run: fail MRs whose violation rate rose significantly (default: check.baseline)")
+	baseline := fs.String("baseline", "", "results folder of a previous check (with an audit sample): fail MRs whose audit violation rate rose significantly (default: check.baseline)")
 	out := fs.String("out", "", "results folder (default: output)")
 	state := fs.String("state", "", "agent state folder (default: state, else OUT/state)")
 	agent := fs.String("agent", "", "id of the agent that tests (default: check.agent)")
