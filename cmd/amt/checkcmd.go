@@ -35,32 +35,34 @@ func (e *exitStatusError) Unwrap() error { return e.err }
 // errCheckFailed is the error of a check whose verdict is fail.
 var errCheckFailed = errors.New("check failed")
 
-const checkSynopsis = `-config FILE [-budget N] [-time D] [-baseline DIR] [-out DIR] [flags]
+const checkSynopsis = `-config FILE [-budget N] [-time D] [-baseline DIR] [-audit S] [-out DIR] [flags]
 
-amt check is a metamorphic test gate for model CI: one adaptive testing
-session of the configured agent on the model (online: the model runs), with
-a budget, continuing from the agent state a previous check saved (state, or
-OUT/state) and saving it again; then the conditions of check.fail_on and,
-with a baseline, the regression conditions.
+amt check is a metamorphic test gate for model CI: one testing session on
+the model (online: the model runs), with a budget, continuing from the
+agent state a previous check saved (state, or OUT/state) and saving it
+again; then the conditions of check.fail_on and, with a baseline, the
+regression conditions. It writes the usual result files and check.json,
+summary.md (verdict first, for a CI job summary), junit.xml (a suite per MR,
+a case per MR and parameter value) and gallery/ (contact sheets of violating
+cases) into OUT.
 
 The decision rule. A share check.audit (-audit, default 1) of the budget is
 the audit sample: follow-ups drawn uniformly (a uniform MR, then a uniform
-parameter value), whatever the images and the verdicts; the agent chooses
-the others (none at the default). Absolute conditions: a violation rate
-over all follow-ups above its limit fails. Regression conditions (with
--baseline): for each MR, the audit follow-ups of this check and of the
-baseline are 2×2 tables by parameter value; the MR fails when its
+parameter value) on a schedule fixed in advance, whatever the images and
+the verdicts; the configured agent chooses the others (none at the
+default). Absolute conditions: a violation rate over all follow-ups above
+its limit fails. Regression conditions (with -baseline, a check with an
+audit sample): for each MR, the audit follow-ups of this check and of the
+baseline form one 2×2 table per parameter value; the MR fails when its
 Mantel–Haenszel rise (this check minus the baseline) exceeds
 check.regression.margin (-margin, percentage points) and the one-sided exact
-stratified test (exact Cochran–Mantel–Haenszel; Fisher's for an MR without a
-parameter) of a rise, Holm-adjusted over the MRs, has p ≤
-check.regression.alpha (-alpha). Only the audit samples enter the test: an
+stratified test of a rise (exact Cochran–Mantel–Haenszel; Fisher's for an
+MR without a parameter), Holm-adjusted over the MRs, has p ≤
+check.regression.alpha (-alpha). Only audit samples enter the test: an
 agent seeks violations where it expects them, so its own follow-ups of two
-checks are no sample of one population and inflate false alarms
-(results/gate-power). A baseline needs an audit sample. It writes the usual result
-files and check.json, summary.md (verdict first, for a CI job summary),
-junit.xml (a suite per MR, a case per MR and parameter value) and gallery/
-(contact sheets of violating cases) into OUT.
+checks are no sample of one population; comparing them missed lost
+robustness and blamed the wrong MRs in the gate power study
+(results/gate-power), where uniform follow-ups needed the fewest model runs.
 
 Exit status: 0 the check passed, 1 a condition failed, 2 an error (bad
 flags or configuration, unreadable model, data or baseline: no decision).`
