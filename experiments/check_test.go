@@ -71,6 +71,12 @@ func goldenVerdicts(t *testing.T, file string) map[int]map[string][3]int {
 // the model): the random agent, passes×100 iterations.
 func goldenCheck(t *testing.T, dir, model string, size, passes int, table map[int]map[string][3]int, extra string) *Experiment {
 	t.Helper()
+	return goldenCheckAgent(t, dir, model, size, passes, table, "random", extra)
+}
+
+// goldenCheckAgent is goldenCheck with another agent.
+func goldenCheckAgent(t *testing.T, dir, model string, size, passes int, table map[int]map[string][3]int, agent, extra string) *Experiment {
+	t.Helper()
 	assets := sharedpath.ForTest(t, "assets")
 	name := model[:len(model)-len(filepath.Ext(model))]
 	doc := fmt.Sprintf(`name: %s
@@ -80,14 +86,14 @@ data: {format: cifar10, path: cifar10/test_batch_first1017.bin, limit: 100}
 sut: {model: models/%s, input_size: %d}
 features: {kind: none}
 action_set: hierarchical
-agents: [random]
+agents: [%s]
 seeds: 7
 passes: %d
 log_interval: 1000
 gallery: 0
 output: %s
 cache: %s
-%s`, name, model, size, passes, filepath.Join(dir, name), filepath.Join(dir, "cache"), extra)
+%s`, name, model, size, agent, passes, filepath.Join(dir, name), filepath.Join(dir, "cache"), extra)
 	cfg, err := parseConfig([]byte(doc), filepath.Join(dir, name+".yaml"), assets)
 	if err != nil {
 		t.Fatal(err)

@@ -76,8 +76,11 @@ type PowerStudy struct {
 	// Regression is the test's margin and level.
 	Regression gate.Regression
 	Pairs      []PowerPair
-	// Budgets are the iterations of each check, ascending.
+	// Budgets are the iterations of each check, ascending; Passes the
+	// passes over the images a check's image order spans (the config's
+	// passes; 0 = 1).
 	Budgets []int
+	Passes  int
 	Methods []string
 	Cycles  []uint64
 	// Workers run cycles concurrently (0 = one per core); the outcomes do
@@ -284,7 +287,7 @@ func (st PowerStudy) cycles(ctx context.Context, old, method string, seed uint64
 		}
 		snaps[s.Iteration] = snapshot{state: state, run: cloneRun(run)}
 	}
-	if _, err := runLoop(ctx, env, sc, agent, loopOptions{Seed: seed, Iterations: st.Budgets[len(st.Budgets)-1], Trace: trace}); err != nil {
+	if _, err := runLoop(ctx, env, sc, agent, loopOptions{Seed: seed, Passes: st.Passes, Iterations: st.Budgets[len(st.Budgets)-1], Trace: trace}); err != nil {
 		return nil, err
 	}
 	if saveErr != nil {
@@ -351,7 +354,7 @@ func cloneRun(r record.Run) record.Run {
 // regression condition failed against the first check's run.
 func (st PowerStudy) decide(ctx context.Context, pr PowerPair, agent Agent, base record.Run, budget int, seed uint64, audit bool) ([]string, error) {
 	sc := st.Scenario
-	r1, err := runLoop(ctx, st.Envs[pr.New], sc, agent, loopOptions{Seed: seed, Iterations: budget})
+	r1, err := runLoop(ctx, st.Envs[pr.New], sc, agent, loopOptions{Seed: seed, Passes: st.Passes, Iterations: budget})
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,11 @@ package experiments
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -122,5 +125,63 @@ func TestPowerStudyErrors(t *testing.T) {
 	}
 	if _, err := ok.Run(context.Background(), nil); err != nil {
 		t.Fatalf("the valid study: %v", err)
+	}
+}
+
+// The study's cycle is amt check's: two checks run through
+// Experiment.Check, the second continuing from the state file the first
+// saved and judged against its results folder, fail exactly the MRs the
+// study's replay of the same cycle fails (the golden CIFAR tables of
+// SqueezeNet → ResNet-20, a learning agent, with and without an agent
+// share).
+func TestPowerStudyIsTheCICycle(t *testing.T) {
+	sq := goldenVerdicts(t, "squeezenet_first100.csv")
+	rn := goldenVerdicts(t, "resnet20_first100.csv")
+	for _, tc := range []struct {
+		audit  float64
+		method string
+	}{{0.5, MethodAdaptiveAudit}, {1, MethodRandom}} {
+		dir := t.TempDir()
+		extra := fmt.Sprintf("state: %s\ncheck: {budget: 1000, audit: %g}\n", filepath.Join(dir, "state"), tc.audit)
+		old := goldenCheckAgent(t, dir, "cifar10_squeezenet1_1.onnx", 224, 10, sq, "ucb1", extra)
+		if _, err := old.Check(context.Background(), io.Discard, nil, CheckOptions{Replay: true}); err != nil {
+			t.Fatal(err)
+		}
+		extra = fmt.Sprintf("state: %s\ncheck: {budget: 1000, audit: %g, baseline: %s}\n", filepath.Join(dir, "state"), tc.audit, old.Config.Output)
+		cur := goldenCheckAgent(t, dir, "cifar10_resnet20.onnx", 32, 10, rn, "ucb1", extra)
+		res, err := cur.Check(context.Background(), io.Discard, nil, CheckOptions{Replay: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.State == nil || !res.State.Loaded {
+			t.Fatalf("audit %g: the second check did not continue the first's state: %+v", tc.audit, res.State)
+		}
+		var failed []string
+		for _, c := range res.Conditions {
+			if c.Kind == record.ConditionRegression && c.Status == record.StatusFail {
+				failed = append(failed, c.MR)
+			}
+		}
+		envs := map[string]Env{}
+		for name, e := range map[string]*Experiment{"old": old, "new": cur} {
+			tab, err := e.Sweep(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if envs[name], err = tab.replayEnv(e.Config.Scenario, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := PowerStudy{Scenario: cur.Config.Scenario, Envs: envs, Agent: cur.Config.Agents[0], Audit: tc.audit,
+			Regression: gate.Regression{MarginPP: cur.Config.Check.Margin, Alpha: cur.Config.Check.Alpha},
+			Pairs:      []PowerPair{{Name: "p", Old: "old", New: "new"}}, Budgets: []int{1000}, Passes: 10, Methods: []string{tc.method}, Cycles: []uint64{7}}
+		outs, err := st.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(outs[0].Failed, failed) {
+			t.Errorf("audit %g: amt check failed %v, the study's cycle %v", tc.audit, failed, outs[0].Failed)
+		}
+		t.Logf("audit %g: both fail %v", tc.audit, failed)
 	}
 }

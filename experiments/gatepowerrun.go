@@ -105,7 +105,7 @@ func GatePower(ctx context.Context, cfg *Config, log io.Writer, progress Progres
 	st := PowerStudy{
 		Scenario: cfg.Scenario, Envs: envs, Agent: spec, Audit: pc.Audit,
 		Regression: gate.Regression{MarginPP: cfg.Check.Margin, Alpha: cfg.Check.Alpha},
-		Budgets:    pc.Budgets, Methods: PowerMethods(), Cycles: pc.Cycles,
+		Budgets:    pc.Budgets, Passes: cfg.Passes, Methods: PowerMethods(), Cycles: pc.Cycles,
 	}
 	for _, p := range pc.Pairs {
 		st.Pairs = append(st.Pairs, PowerPair(p))
