@@ -16,14 +16,28 @@ import (
 	"github.com/amt-dev/amt/plots"
 )
 
-// gatePowerDir is the committed gate power study (make gate-power): its
-// inputs study.json and outcomes.csv (one line per replayed CI cycle), and
-// what plots.WriteGatePower draws from them.
-const gatePowerDir = "gate-power"
+// gatePowerStudies are the committed gate power studies (make
+// gate-power): their folders hold study.json and outcomes.csv (one line
+// per replayed CI cycle) and what plots.WriteGatePower draws from them;
+// sample is how many cycle seeds TestGatePowerSample replays (the first,
+// the middle, the last: cover's cycles cost about 15 CPU seconds each,
+// hts's about 2).
+var gatePowerStudies = []struct {
+	dir, config string
+	sample      int
+}{
+	{"gate-power", "gate-power.yaml", 3},
+}
 
 // The gate power study's report and figures are what the committed
 // outcomes give (-update rewrites them).
 func TestGatePowerReport(t *testing.T) {
+	for _, g := range gatePowerStudies {
+		t.Run(g.dir, func(t *testing.T) { checkGatePowerReport(t, g.dir) })
+	}
+}
+
+func checkGatePowerReport(t *testing.T, gatePowerDir string) {
 	tmp := t.TempDir()
 	for _, f := range []string{record.GatePowerFile, record.GatePowerOutcomesFile} {
 		copyFile(t, filepath.Join(gatePowerDir, f), filepath.Join(tmp, f))
@@ -58,11 +72,17 @@ func TestGatePowerReport(t *testing.T) {
 }
 
 // A sample of the committed outcomes replays to the same decisions: the
-// study's configuration, on three of its cycle seeds, from the models'
+// study's configuration, on some of its cycle seeds, from the models'
 // cached sweeps (skipped when the assets or the cache lack them: the study
 // never runs the models here).
 func TestGatePowerSample(t *testing.T) {
-	cfg, err := experiments.LoadConfig(filepath.Join("..", "experiments", "gate-power.yaml"), "")
+	for _, g := range gatePowerStudies {
+		t.Run(g.dir, func(t *testing.T) { checkGatePowerSample(t, g.dir, g.config, g.sample) })
+	}
+}
+
+func checkGatePowerSample(t *testing.T, gatePowerDir, config string, n int) {
+	cfg, err := experiments.LoadConfig(filepath.Join("..", "experiments", config), "")
 	if err != nil {
 		t.Skipf("the study's configuration does not load here (assets?): %v", err)
 	}
@@ -71,7 +91,10 @@ func TestGatePowerSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := cfg.Power.Cycles
-	sample := []uint64{all[0], all[len(all)/2], all[len(all)-1]}
+	sample := []uint64{all[len(all)-1]}
+	if n > 1 {
+		sample = []uint64{all[0], all[len(all)/2], all[len(all)-1]}[3-min(n, 3):]
+	}
 	cfg.Power.Cycles, cfg.Output = sample, t.TempDir()
 	_, got, err := experiments.GatePower(context.Background(), cfg, io.Discard, nil, true)
 	if errors.Is(err, experiments.ErrNotCached) {
