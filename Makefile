@@ -128,12 +128,14 @@ compare: build
 # on both SUTs' cached sweeps (minutes; the ResNet-20 sweep, once, ~1.5 min).
 regression: build
 	$(call experiment,regression)
-# The gate power study of amt check (issue #33; results/gate-power, committed
-# and checked by go test ./results): 8,000 CI cycles replayed from the four
-# Fashion-MNIST models' cached sweeps (the sweeps, cold, take about a minute
-# each).
+# The gate power study of amt check (issue #33; results/gate-power and
+# results/gate-power-cover, committed and checked by go test ./results):
+# 8,000 CI cycles with hts as the check agent and 2,400 with cover, replayed
+# from the four Fashion-MNIST models' cached sweeps (the sweeps, cold, take
+# about a minute each).
 gate-power: build
 	$(BIN) gate-power -config experiments/gate-power.yaml
+	$(BIN) gate-power -config experiments/gate-power-cover.yaml
 ablations: build
 	$(foreach e,features-model features-independent features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 

@@ -27,6 +27,7 @@ var gatePowerStudies = []struct {
 	sample      int
 }{
 	{"gate-power", "gate-power.yaml", 3},
+	{"gate-power-cover", "gate-power-cover.yaml", 1},
 }
 
 // The gate power study's report and figures are what the committed
