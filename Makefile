@@ -9,7 +9,7 @@ RQ3 := rq3-classification rq3-detection
 # The 10,000-image CIFAR-10 variants (detection has only its 158-image subset).
 PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classification rq3-classification
 
-.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 results compare regression ablations paper-scale suite corruptions clean
+.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 results compare regression gate-power gate-power-cover ablations paper-scale suite corruptions clean
 
 all: build
 
@@ -133,6 +133,16 @@ compare: build
 # on both SUTs' cached sweeps (minutes; the ResNet-20 sweep, once, ~1.5 min).
 regression: build
 	$(call experiment,regression)
+# The gate power study of amt check (issue #33; results/gate-power and
+# results/gate-power-cover, committed and checked by go test ./results):
+# 8,000 CI cycles with hts as the check agent (make gate-power) and 2,400
+# with cover (make gate-power-cover, 2.6 times the CPU time), replayed
+# from the four Fashion-MNIST models' cached sweeps (the sweeps, cold, take
+# about a minute each).
+gate-power: build
+	$(BIN) gate-power -config experiments/gate-power.yaml
+gate-power-cover: build
+	$(BIN) gate-power -config experiments/gate-power-cover.yaml
 ablations: build
 	$(foreach e,features-model features-independent features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 

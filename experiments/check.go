@@ -36,7 +36,12 @@ type CheckOptions struct {
 // its state file when one exists and saving it afterwards (the paper's
 // "load existing or initialise new bandit"), then the decision of package
 // gate on the configured conditions, comparing with the baseline folder
-// when one is given.
+// when one is given. A share check.audit of the budget (all of it by
+// default) is the audit sample (auditAgent: uniform follow-ups the agent
+// neither chooses nor learns); the regression conditions compare this
+// session's audit sample with the baseline's, the absolute conditions
+// count every follow-up. A baseline without an audit sample, or a check
+// with check.audit 0 and a baseline, is a *ConfigError.
 //
 // It writes into Output the usual result files of a run (run.json,
 // config.yaml, <agent>/summary.json, seed-<n>.jsonl, timing.json), the
@@ -85,8 +90,14 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 	if _, err := gate.Decide(conds, mrs, record.Counts{}, nil, nil); err != nil {
 		return res, cfg.errAt("check.fail_on", "%w", err)
 	}
+	if !(cc.Audit >= 0 && cc.Audit <= 1) {
+		return res, cfg.errAt("check.audit", "%v is not a share in [0, 1]", cc.Audit)
+	}
 	var base gate.Cells
 	if cc.Baseline != "" {
+		if int(float64(budget)*cc.Audit) == 0 {
+			return res, cfg.errAt("check.audit", "%g of %d iterations leaves no audit sample for the regression test against -baseline %s: raise check.audit (-audit) or the budget", cc.Audit, budget, cc.Baseline)
+		}
 		var err error
 		if base, res.Baseline, err = readBaseline(cc.Baseline, sc); err != nil {
 			return res, cfg.errAt("check.baseline", "%w", err)
@@ -151,7 +162,10 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 	sum, err := RunSeeds(ctx, env, sc, func(seed uint64) (Agent, error) {
 		ag, loaded, err := loadOrNewAgent(res.State.Path, spec, sc, env.Layout(), seed)
 		res.State.Loaded = loaded
-		return ag, err
+		if err != nil {
+			return nil, err
+		}
+		return withAudit(ag, sc, cc.Audit, seed), nil
 	}, filepath.Join(cfg.Output, spec.ID), SeedsOptions{
 		Agent: spec.ID, Mode: mode, Seeds: []uint64{cc.Seed}, Passes: cfg.Passes, Iter: budget,
 		Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Trace: trace, Deadline: deadline, Identity: e.id,
@@ -170,8 +184,19 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		return res, err
 	}
 
-	d, err := gate.Decide(conds, mrs, record.Counts{Count: run.Iterations, Violations: run.Violations},
-		gate.CellsOf(m.Scenario, sum.Runs), base)
+	// The regression test compares audit samples (see package gate); the
+	// absolute conditions and the reports count every follow-up.
+	if conds.Regression != nil {
+		conds.Regression.Sample = gate.AuditCellsOf(sum.Runs)
+		if conds.Regression.Sample == nil {
+			conds.Regression.Sample = gate.Cells{}
+		}
+	}
+	for _, c := range run.Audit {
+		res.AuditIterations += c.Count
+	}
+	res.Audit = cc.Audit
+	d, err := gate.Decide(conds, mrs, record.Counts{Count: run.Iterations, Violations: run.Violations}, gate.CellsOf(m.Scenario, sum.Runs), base)
 	if err != nil {
 		return res, cfg.errAt("check", "%w", err)
 	}
@@ -213,7 +238,13 @@ func readBaseline(dir string, sc scenario.Scenario) (gate.Cells, *record.CheckBa
 	if len(runs) == 0 {
 		return nil, nil, fmt.Errorf("baseline %s: its %s lists no agents", dir, record.MetaFile)
 	}
-	cells := gate.CellsOf(m.Scenario, runs)
+	// The regression test compares the audit samples of the two checks:
+	// the agent's own follow-ups are no sample of one population (it seeks
+	// violations where it expects them).
+	cells := gate.AuditCellsOf(runs)
+	if len(cells) == 0 {
+		return nil, nil, fmt.Errorf("baseline %s has no audit sample (its run had check.audit 0, or predates the audit): run a check with check.audit > 0 as the baseline", dir)
+	}
 	shared := false
 	for _, a := range sc.Arms {
 		shared = shared || len(cells[a.Action]) > 0

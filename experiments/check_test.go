@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -70,6 +71,12 @@ func goldenVerdicts(t *testing.T, file string) map[int]map[string][3]int {
 // the model): the random agent, passes×100 iterations.
 func goldenCheck(t *testing.T, dir, model string, size, passes int, table map[int]map[string][3]int, extra string) *Experiment {
 	t.Helper()
+	return goldenCheckAgent(t, dir, model, size, passes, table, "random", extra)
+}
+
+// goldenCheckAgent is goldenCheck with another agent.
+func goldenCheckAgent(t *testing.T, dir, model string, size, passes int, table map[int]map[string][3]int, agent, extra string) *Experiment {
+	t.Helper()
 	assets := sharedpath.ForTest(t, "assets")
 	name := model[:len(model)-len(filepath.Ext(model))]
 	doc := fmt.Sprintf(`name: %s
@@ -79,14 +86,14 @@ data: {format: cifar10, path: cifar10/test_batch_first1017.bin, limit: 100}
 sut: {model: models/%s, input_size: %d}
 features: {kind: none}
 action_set: hierarchical
-agents: [random]
+agents: [%s]
 seeds: 7
 passes: %d
 log_interval: 1000
 gallery: 0
 output: %s
 cache: %s
-%s`, name, model, size, passes, filepath.Join(dir, name), filepath.Join(dir, "cache"), extra)
+%s`, name, model, size, agent, passes, filepath.Join(dir, name), filepath.Join(dir, "cache"), extra)
 	cfg, err := parseConfig([]byte(doc), filepath.Join(dir, name+".yaml"), assets)
 	if err != nil {
 		t.Fatal(err)
@@ -650,5 +657,45 @@ check: {budget: 20, time: 1ns}
 	}
 	if sum := readFile(t, filepath.Join(cfg.Output, record.CheckSummaryFile)); !strings.Contains(sum, "1 of 20 iterations, time budget 1ns (stopped by the time budget)") {
 		t.Errorf("summary.md:\n%s", sum)
+	}
+}
+
+// The regression test needs audit samples: a baseline checked without
+// one, or a check whose audit share leaves none, is a configuration error
+// before the session; with the default share every follow-up is an audit
+// draw and check.json says so.
+func TestCheckAuditSample(t *testing.T) {
+	sq := goldenVerdicts(t, "squeezenet_first100.csv")
+	rn := goldenVerdicts(t, "resnet20_first100.csv")
+	dir := t.TempDir()
+	noAudit := goldenCheck(t, dir, "cifar10_squeezenet1_1.onnx", 224, 1, sq, "check: {audit: 0}\n")
+	res, err := noAudit.Check(context.Background(), io.Discard, nil, CheckOptions{Replay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Audit != 0 || res.AuditIterations != 0 {
+		t.Errorf("check.audit 0: %+v", res)
+	}
+	for _, tc := range []struct{ name, extra, want string }{
+		{"baseline without audit", fmt.Sprintf("check: {baseline: %s}\n", noAudit.Config.Output), "has no audit sample"},
+		{"audit 0 with a baseline", fmt.Sprintf("check: {baseline: %s, audit: 0}\n", noAudit.Config.Output), "leaves no audit sample"},
+		{"audit too small for the budget", fmt.Sprintf("check: {baseline: %s, audit: 0.001, budget: 50}\n", noAudit.Config.Output), "leaves no audit sample"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := goldenCheck(t, t.TempDir(), "cifar10_resnet20.onnx", 32, 1, rn, tc.extra)
+			_, err := e.Check(context.Background(), io.Discard, nil, CheckOptions{Replay: true})
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want a *ConfigError containing %q", err, tc.want)
+			}
+		})
+	}
+	withAudit := goldenCheck(t, t.TempDir(), "cifar10_squeezenet1_1.onnx", 224, 1, sq, "check: {budget: 60}\n")
+	res, err = withAudit.Check(context.Background(), io.Discard, nil, CheckOptions{Replay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Audit != 1 || res.AuditIterations != 60 {
+		t.Errorf("the default share: audit %v, %d audit follow-ups of %d", res.Audit, res.AuditIterations, res.Iterations)
 	}
 }

@@ -84,6 +84,9 @@ type Config struct {
 	// Corruption, when it names a reference model, makes the experiment a
 	// corruption report (see CorruptionConfig).
 	Corruption CorruptionConfig
+	// Power, when it has pairs, makes the configuration a gate power
+	// study (see PowerConfig).
+	Power PowerConfig
 	// Logf, when set, receives device events: a model moving from a GPU
 	// to the CPU, ops running on the CPU (see nn.LoadOptions). It is not
 	// read from the file.
@@ -189,6 +192,9 @@ type CheckConfig struct {
 	// regression conditions.
 	Baseline      string
 	Margin, Alpha float64
+	// Audit is the share of the budget spent on the audit sample (see
+	// auditAgent), in [0, 1]; the regression test compares audit samples.
+	Audit float64
 }
 
 // Conditions returns the check's conditions for package gate (regression

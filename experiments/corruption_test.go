@@ -38,7 +38,6 @@ func TestCorruptionConfig(t *testing.T) {
 	for _, tc := range []struct{ name, old, new, want string }{
 		{"key typo", "    model: models/m2.onnx", "    modl: models/m2.onnx", `corruption.reference.modl: unknown key; did you mean "model"?`},
 		{"missing model file", "models/m2.onnx", "models/m3.onnx", `corruption.reference.model: file "models/m3.onnx" not found`},
-		{"missing input size", "    input_size: 32\n", "", `corruption.reference.input_size: missing required key`},
 		{"no reference", "  reference:\n    model: models/m2.onnx\n    input_size: 32\n", "", `corruption: want a mapping of keys, got nothing`},
 		{"unknown key", "  reference:\n", "  bogus: 1\n  reference:\n", `corruption.bogus: unknown key`},
 		{"not a corruptions scenario", "action_set: corruptions", "action_set: hierarchical", `corruption: a corruption report needs a corruptions scenario`},

@@ -33,6 +33,10 @@ type Agent interface {
 type Choice struct {
 	Arm, Param int
 	Prob       float64
+	// Audit marks a follow-up of amt check's audit sample (auditAgent):
+	// drawn uniformly, independently of the context and of every verdict,
+	// and counted apart in record.Run.Audit.
+	Audit bool
 }
 
 // A contextReader is an Agent that says whether its choices depend on the
@@ -267,6 +271,12 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 			if opt.ParamErrors && out.Label >= 0 && out.PredModified != out.Label {
 				run.ParamErrors[v.Key()]++
 			}
+		}
+		if ch.Audit {
+			if run.Audit == nil {
+				run.Audit = map[string]record.Counts{}
+			}
+			run.Audit[v.Key()] = run.Audit[v.Key()].Add(record.Counts{Count: 1, Violations: viol})
 		}
 		run.OriginalScore += out.OriginalScore
 		run.ModifiedScore += out.ModifiedScore

@@ -274,13 +274,16 @@ var schema = []key{
 	{path: "check.fail_on.mr", val: bind(mrRates(), func(c *Config) *map[string]float64 { return &c.Check.FailMR }),
 		defDoc: "none", doc: "the highest passing violation rate per relation of the action set ({flipud: 0.6}); a relation the session did not try is skipped"},
 	{path: "check.baseline", val: bind(folderPath(), func(c *Config) *string { return &c.Check.Baseline }),
-		defDoc: "none", doc: "the results folder of a previous run (amt check or amt run) to compare with, relative to the working directory; amt check -baseline overrides it"},
+		defDoc: "none", doc: "the results folder of a previous amt check with an audit sample (check.audit > 0) to compare with, relative to the working directory; amt check -baseline overrides it"},
 	{path: "check.regression", compute: func(c *Config) { c.Check.Margin, c.Check.Alpha = 2, 0.05 }, defDoc: "the defaults of its keys",
 		val: section("a mapping"), doc: "regression conditions (with a baseline): an MR fails when its violation rate rose by more than margin with statistical support"},
 	{path: "check.regression.margin", def: "2", val: bind(floatIn(0, 100), func(c *Config) *float64 { return &c.Check.Margin }),
 		doc: "the tolerated rise of an MR's violation rate, in percentage points (stratified by parameter value)"},
 	{path: "check.regression.alpha", def: "0.05", val: bind(openUnit(), func(c *Config) *float64 { return &c.Check.Alpha }),
 		doc: "the significance level of the one-sided exact tests, after Holm's adjustment over the MRs compared"},
+
+	{path: "check.audit", def: "1", val: bind(floatIn(0, 1), func(c *Config) *float64 { return &c.Check.Audit }),
+		doc: "the share of the budget spent on the audit sample, whose follow-ups are drawn uniformly (a uniform arm, then a uniform value), whatever the images and the verdicts; the agent chooses the others; the regression test compares the audit samples of the two checks only (the agent's follow-ups are no sample of one population: it seeks violations); 1 (the default, the most powerful per model run: see results/gate-power) leaves the agent nothing to choose, 0 no regression test"},
 
 	{path: "tune", val: section("a mapping"), check: tuneSection,
 		doc: "hyper-parameter tuning (amt tune): each grid's settings run on the tuning seeds, the best mean violation rate is chosen, then every agent runs on seeds with the chosen options (mode replay; amt run refuses the file)"},
@@ -306,11 +309,31 @@ var schema = []key{
 		doc: "a corruption report (case_study classification, a corruptions action set): the sweep also sweeps corruption.reference, and amt plot gives per corruption and severity the top-1 error and violation rate, CE, mCE and relative mCE against the reference (Hendrycks & Dietterich, ICLR 2019), and each agent's estimate of the error profile from the follow-ups it chose against the exhaustive one"},
 	{path: "corruption.reference", required: true, val: referenceSUT(),
 		doc: "the reference SUT the corruption errors are normalised by: the keys of sut (model, input_size, …), read and checked as there; naming the SUT's own model gives CE = 100 % for every corruption"},
+	{path: "power", val: section("a mapping"), check: powerSection,
+		doc: "a gate power study (amt gate-power): the CI cycle of amt check (a check of the old model, then one of the new model continuing from its state, with its results as the baseline) replayed from the models' cached sweeps for every pair, budget, follow-up design (the check agent, the agent with an audit sample, random, round-robin) and cycle seed; sut.model is replaced by each pair's models"},
+	{path: "power.pairs", required: true, val: bind(powerPairs(), func(c *Config) *[]PowerPairConfig { return &c.Power.Pairs }),
+		doc: "the model changes, old → new, each a mapping of name, old, new, reseed and regressed"},
+	{path: "power.pairs[].name", required: true, val: bind(folderName("the pair in the report"), func(p *PowerPairConfig) *string { return &p.Name }),
+		doc: "the pair's name in the outcomes and the report"},
+	{path: "power.pairs[].old", required: true, val: bind(filePath(nil), func(p *PowerPairConfig) *string { return &p.Old }),
+		doc: "the ONNX model checked first (sut's other keys apply)"},
+	{path: "power.pairs[].new", required: true, val: bind(filePath(nil), func(p *PowerPairConfig) *string { return &p.New }),
+		doc: "the ONNX model checked second, against the first check's results"},
+	{path: "power.pairs[].reseed", def: "false", val: bind(boolean(), func(p *PowerPairConfig) *bool { return &p.Reseed }),
+		doc: "give the second check another seed (derived from the cycle's); otherwise both use the cycle's, as a CI job whose check.seed is fixed"},
+	{path: "power.pairs[].regressed", defDoc: "none: a change that should pass", val: bind(regressedRelation(), func(p *PowerPairConfig) *string { return &p.Regressed }),
+		doc: "the relation the change regressed: the check should fail, on it"},
+	{path: "power.budgets", def: "[50, 100, 200, 500, 1000]", val: bind(budgetList(), func(c *Config) *[]int { return &c.Power.Budgets }),
+		doc: "the iterations of each check (model runs), ascending"},
+	{path: "power.cycles", required: true, val: bind(seedList(), func(c *Config) *[]uint64 { return &c.Power.Cycles }),
+		doc: "the cycle seeds (1-100): one CI cycle per pair, design, budget and seed; a cycle's seed is both checks' check.seed"},
+	{path: "power.audit", def: "0.5", val: bind(openUnit(), func(c *Config) *float64 { return &c.Power.Audit }),
+		doc: "the audit share of the design adaptive+audit (the check agent steering the rest)"},
 }
 
 // defaultCheck is the check section's defaults.
 func defaultCheck(c *Config) CheckConfig {
-	return CheckConfig{Agent: c.Agents[0].ID, Seed: c.Seeds[0], Margin: 2, Alpha: 0.05}
+	return CheckConfig{Agent: c.Agents[0].ID, Seed: c.Seeds[0], Margin: 2, Alpha: 0.05, Audit: 1}
 }
 
 // relationNames lists package mr's relations.

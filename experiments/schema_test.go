@@ -37,6 +37,8 @@ func dstFor(path string) any {
 		return &AgentSpec{}
 	case strings.HasPrefix(path, "tune.grid[]."):
 		return &TuneGrid{}
+	case strings.HasPrefix(path, "power.pairs[]."):
+		return &PowerPairConfig{}
 	case strings.HasPrefix(path, "action_set.arms[]."):
 		return &scenario.Arm{}
 	case strings.HasPrefix(path, "action_set."):
@@ -121,10 +123,11 @@ func TestSchemaCoversConfig(t *testing.T) {
 		descend []reflect.Type
 		skip    []string
 	}{
-		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig](), reflect.TypeFor[RegressionConfig](), reflect.TypeFor[CorruptionConfig](), reflect.TypeFor[CheckConfig]()},
+		{&Config{}, "", []reflect.Type{reflect.TypeFor[DataConfig](), reflect.TypeFor[SUTConfig](), reflect.TypeFor[DetectionConfig](), reflect.TypeFor[FeaturesConfig](), reflect.TypeFor[TuneConfig](), reflect.TypeFor[RegressionConfig](), reflect.TypeFor[CorruptionConfig](), reflect.TypeFor[CheckConfig](), reflect.TypeFor[PowerConfig]()},
 			[]string{"File", "Logf"}}, // set by the caller, not read from the file
 		{&AgentSpec{}, "agents[].", nil, nil},
 		{&TuneGrid{}, "tune.grid[].", nil, nil},
+		{&PowerPairConfig{}, "power.pairs[].", nil, nil},
 		{&scenario.Arm{}, "action_set.arms[].", nil, []string{"Param"}}, // Param comes from the relation
 		{&scenarioSpec{}, "action_set.", nil, nil},
 	} {

@@ -162,6 +162,9 @@ func (f *CheckFolder) SummaryMarkdown() []byte {
 			p("- Agent state: **new** (no state at `%s`; saved there for the next run)\n", c.State.Path)
 		}
 	}
+	if c.Audit > 0 {
+		p("- Audit sample: %d of the %d follow-ups drawn uniformly (check.audit %g); the regression conditions compare audit samples\n", c.AuditIterations, c.Iterations, c.Audit)
+	}
 	if bl := c.Baseline; bl != nil {
 		p("- Baseline: `%s` (experiment %s, SUT `%s` sha256 %s): %s, %d follow-ups; regression margin %g pp, α = %g\n",
 			bl.Dir, bl.Experiment, filepath.Base(bl.SUT.Path), short(bl.SUT.SHA256), plural.Count(bl.Runs, "run"), bl.Iterations, bl.MarginPP, bl.Alpha)

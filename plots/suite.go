@@ -3,7 +3,6 @@ package plots
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,7 +72,7 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 		p("%s\n\n", s.Description)
 	}
 	p("%d environments: %d systems under test (%d data formats) × %s × %s; %d agents × %d seeds (%s), one pass over each table's images per run.\n\n",
-		len(s.Envs), len(s.SUTs), len(datasets), scenariosOf(s), objectivesOf(s), len(s.Agents), len(s.Seeds), seedRange(s.Seeds))
+		len(s.Envs), len(s.SUTs), len(datasets), scenariosOf(s), objectivesOf(s), len(s.Agents), len(s.Seeds), "seeds "+seedRange(s.Seeds))
 	p("A run's **score** is its total reward per iteration under the environment's objective: the violation rate under `fault`, and under `paper` on the hierarchical and basic scenarios (their main arms earn 1 per violation); the mean halving reward 10000/2^(|deg|/5−1) per iteration on the rotation and shear scenarios under `paper`. ")
 	p("The **normalised score** is s = (agent − random) / (per-image oracle − random): 0 is uniform random selection (its exact expectation), 1 the oracle that picks every image's best follow-up. ")
 	p("The **best variant** is the single follow-up (relation and value) with the best score over the table, chosen in hindsight: what a practitioner would apply without an agent.\n\n")
@@ -94,7 +93,7 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 			if i == tu.Chosen {
 				chosen = "yes"
 			}
-			tt.Rows = append(tt.Rows, []string{optionsText(st.Options), fmt.Sprintf("%.4f", st.MeanNorm), chosen})
+			tt.Rows = append(tt.Rows, []string{optionsList(st.Options), fmt.Sprintf("%.4f", st.MeanNorm), chosen})
 		}
 		tables = append(tables, tt)
 		p("%s.\n\n%s\n", tt.Caption, tt.Markdown())
@@ -251,20 +250,6 @@ func listOf(s record.Suite, f func(record.SuiteEnv) string, what string) string 
 	return fmt.Sprintf("%d %ss (%s)", len(vs), what, strings.Join(vs, ", "))
 }
 
-// seedRange writes seeds as "1–10" when consecutive.
-func seedRange(seeds []uint64) string {
-	for i := 1; i < len(seeds); i++ {
-		if seeds[i] != seeds[i-1]+1 {
-			var parts []string
-			for _, x := range seeds {
-				parts = append(parts, fmt.Sprint(x))
-			}
-			return "seeds " + strings.Join(parts, ", ")
-		}
-	}
-	return fmt.Sprintf("seeds %d–%d", seeds[0], seeds[len(seeds)-1])
-}
-
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -302,16 +287,4 @@ func fmtNorm(v float64) string {
 func SuiteExists(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, record.SuiteFile))
 	return err == nil
-}
-
-// optionsText writes agent options as k=v, sorted by key.
-func optionsText(o map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(o)) {
-		parts = append(parts, k+"="+o[k])
-	}
-	if len(parts) == 0 {
-		return "defaults"
-	}
-	return strings.Join(parts, ", ")
 }

@@ -35,17 +35,35 @@ func (e *exitStatusError) Unwrap() error { return e.err }
 // errCheckFailed is the error of a check whose verdict is fail.
 var errCheckFailed = errors.New("check failed")
 
-const checkSynopsis = `-config FILE [-budget N] [-time D] [-baseline DIR] [-out DIR] [flags]
+const checkSynopsis = `-config FILE [-budget N] [-time D] [-baseline DIR] [-audit S] [-out DIR] [flags]
        amt check -model M.onnx -images DIR [-labels FILE] [-budget N] [flags]
 
-amt check is a metamorphic test gate for model CI: one adaptive testing
-session of the configured agent on the model (online: the model runs), with
-a budget, continuing from the agent state a previous check saved (state, or
-OUT/state) and saving it again; then the conditions of check.fail_on and,
-with a baseline, the regression conditions. It writes the usual result
-files and check.json, summary.md (verdict first, for a CI job summary),
-junit.xml (a suite per MR, a case per MR and parameter value) and gallery/
-(contact sheets of violating cases) into OUT.
+amt check is a metamorphic test gate for model CI: one testing session on
+the model (online: the model runs), with a budget, continuing from the
+agent state a previous check saved (state, or OUT/state) and saving it
+again; then the conditions of check.fail_on and, with a baseline, the
+regression conditions. It writes the usual result files and check.json,
+summary.md (verdict first, for a CI job summary), junit.xml (a suite per MR,
+a case per MR and parameter value) and gallery/ (contact sheets of violating
+cases) into OUT.
+
+The decision rule. A share check.audit (-audit, default 1) of the budget is
+the audit sample: follow-ups drawn uniformly (a uniform MR, then a uniform
+parameter value) on a schedule fixed in advance, whatever the images and
+the verdicts; the configured agent chooses the others (none at the
+default). Absolute conditions: a violation rate over all follow-ups above
+its limit fails. Regression conditions (with -baseline, a check with an
+audit sample): for each MR, the audit follow-ups of this check and of the
+baseline form one 2×2 table per parameter value; the MR fails when its
+Mantel–Haenszel rise (this check minus the baseline) exceeds
+check.regression.margin (-margin, percentage points) and the one-sided exact
+stratified test of a rise (exact Cochran–Mantel–Haenszel; Fisher's for an
+MR without a parameter), Holm-adjusted over the MRs, has p ≤
+check.regression.alpha (-alpha). Only audit samples enter the test: an
+agent seeks violations where it expects them, so its own follow-ups of two
+checks are no sample of one population; comparing them missed lost
+robustness and blamed the wrong MRs in the gate power study
+(results/gate-power), where uniform follow-ups needed the fewest model runs.
 
 Without a configuration (-model and -images) it checks an ONNX image
 classifier on a folder of images with the input convention its input
@@ -118,7 +136,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	budget := fs.Int("budget", -1, "iterations of the session (default: check.budget)")
 	timeBudget := fs.Duration("time", 0, "wall-clock budget, e.g. 45s (default: check.time); the session ends after the iteration during which it ran out")
-	baseline := fs.String("baseline", "", "results folder of a previous check or run: fail MRs whose violation rate rose significantly (default: check.baseline)")
+	baseline := fs.String("baseline", "", "results folder of a previous check (with an audit sample): fail MRs whose audit violation rate rose significantly (default: check.baseline)")
 	out := fs.String("out", "", "results folder (default: output)")
 	state := fs.String("state", "", "agent state folder (default: state, else OUT/state)")
 	agent := fs.String("agent", "", "id of the agent that tests (default: check.agent)")
@@ -128,6 +146,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Var(failMR, "fail-mr", "fail when an MR's violation rate exceeds its limit: MR=RATE[,MR=RATE] (added to check.fail_on.mr)")
 	margin := fs.Float64("margin", -1, "tolerated rise of an MR's violation rate over the baseline, in percentage points (default: check.regression.margin)")
 	alpha := fs.Float64("alpha", 0, "significance level of the regression tests after Holm's adjustment (default: check.regression.alpha)")
+	audit := fs.Float64("audit", -1, "share of the budget spent on the uniform audit sample the regression test compares, in [0, 1] (default: check.audit)")
 	replay := fs.Bool("replay", false, "answer from the cached exhaustive sweep instead of running the model (for trying conditions on known tables)")
 	mc := modelCheck{model: fs.String("model", "", "without -config: the ONNX image classifier `file` to check (its input convention inferred from its input shape; see checkmodel.go)"),
 		images: fs.String("images", "", "without -config: the `folder` of PNG/JPEG images to test on"),
@@ -153,6 +172,8 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("check: -margin %v, want percentage points in [0, 100]", *margin)
 	case set["alpha"] && !(*alpha > 0 && *alpha < 1):
 		return usagef("check: -alpha %v, want a significance level in (0, 1)", *alpha)
+	case set["audit"] && !(*audit >= 0 && *audit <= 1):
+		return usagef("check: -audit %v, want a share of the budget in [0, 1]", *audit)
 	}
 	if mc.active() {
 		var err error
@@ -207,6 +228,9 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if set["alpha"] {
 		cc.Alpha = *alpha
+	}
+	if *audit >= 0 {
+		cc.Audit = *audit
 	}
 	exp, err := experiments.Prepare(ctx, cfg)
 	if err != nil {

@@ -43,6 +43,7 @@ func commands() []command {
 		{"sweep", "compute (or export) the exhaustive verdict table of an experiment", cmdSweep},
 		{"check", "metamorphic test gate for model CI: a budgeted session, pass/fail conditions, JUnit and a gallery (exit 0 pass, 1 fail, 2 error)", cmdCheck},
 		{"suite", "run an agent benchmark over many systems under test, scenarios and objectives, and compare the agents (ranks, wins, critical differences)", cmdSuite},
+		{"gate-power", "measure amt check: false alarms and power over model pairs with a known ground truth, replayed CI cycles", cmdGatePower},
 		{"tune", "choose agents' options on tuning seeds, then run them on the evaluation seeds", cmdTune},
 		{"slurm", "write (and submit) a Slurm job that shards an experiment over a cluster", cmdSlurm},
 		{"replay", "run bandit agents against a precomputed verdict table (seconds, not hours)", cmdReplay},

@@ -175,6 +175,11 @@ type Check struct {
 	Iterations int    `json:"iterations"`
 	Violations int    `json:"violations"`
 	StoppedBy  string `json:"stopped_by"`
+	// Audit is the share of the budget spent on the audit sample
+	// (check.audit), AuditIterations the audit follow-ups the session
+	// made: the regression conditions compare them with the baseline's.
+	Audit           float64 `json:"audit"`
+	AuditIterations int     `json:"audit_iterations"`
 	// State is the agent state file, when the check keeps one.
 	State *CheckState `json:"state,omitempty"`
 	// Baseline is the previous results the regression conditions compare

@@ -76,6 +76,11 @@ type Run struct {
 	// (experiments.CorruptionConfig) count them, for its error profile;
 	// elsewhere it is nil and omitted.
 	ParamErrors map[string]int `json:"param_errors,omitempty"`
+	// Audit maps a variant key ("fliplr", "rotation:-30") to the counts of
+	// the run's audit follow-ups (amt check's audit sample: drawn
+	// uniformly, whatever the context and the verdicts); they are also
+	// counted in Arms and Params. Absent when the run had none.
+	Audit map[string]Counts `json:"audit,omitempty"`
 	// OriginalScore and ModifiedScore are the summed SUT scores on the
 	// source and follow-up inputs: 1/0 correctness for classification,
 	// per-image mAP for detection (as the original's original_score and
