@@ -32,8 +32,11 @@ func TestHostileBaselines(t *testing.T) {
 		return dir
 	}
 	sc := mr.Hierarchical()
-	if _, _, err := readBaseline(copyBaseline(t), sc); err != nil {
-		t.Fatalf("the committed results as a baseline: %v", err)
+	// The committed results pass every check of their counts and ids; an
+	// amt run has no audit sample, so the regression test refuses them
+	// only for that (the last check readBaseline makes).
+	if _, _, err := readBaseline(copyBaseline(t), sc); err == nil || !strings.Contains(err.Error(), "has no audit sample") {
+		t.Fatalf("the committed results as a baseline: %v, want only the missing audit sample", err)
 	}
 	t.Run("violations above follow-ups", func(t *testing.T) {
 		dir := copyBaseline(t)

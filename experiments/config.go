@@ -299,6 +299,16 @@ const maxConfigSize = 1 << 20
 // config file first, then in the assets folder (assetsDir; "" means the
 // default, see data.AssetsDir).
 func LoadConfig(path, assetsDir string) (*Config, error) {
+	b, err := readConfigFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseConfig(b, path, assetsDir)
+}
+
+// readConfigFile reads a configuration file of at most maxConfigSize
+// bytes; a missing or unreadable file is a *ConfigError naming it.
+func readConfigFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -315,7 +325,7 @@ func LoadConfig(path, assetsDir string) (*Config, error) {
 	if len(b) > maxConfigSize {
 		return nil, &ConfigError{File: path, Err: fmt.Errorf("more than %d bytes; a configuration is a short YAML file", maxConfigSize)}
 	}
-	return parseConfig(b, path, assetsDir)
+	return b, nil
 }
 
 // yamlLine matches yaml.v3's syntax errors, "yaml: line 3: problem".

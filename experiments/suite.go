@@ -235,27 +235,6 @@ func IsSuite(path string) bool {
 	return false
 }
 
-// readConfigFile reads a configuration file of at most maxConfigSize bytes.
-func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &ConfigError{File: path, Err: err}
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	if len(b) > maxConfigSize {
-		return nil, &ConfigError{File: path, Err: fmt.Errorf("more than %d bytes; a configuration is a short YAML file", maxConfigSize)}
-	}
-	return b, nil
-}
-
 // strictKeys returns the values of mapping n's keys, refusing keys not in
 // known (with a suggestion) and keys given twice; key is n's dotted path.
 func strictKeys(n *yaml.Node, key string, known []string, errf func(*yaml.Node, string, string, ...any) error) (map[string]*yaml.Node, error) {
