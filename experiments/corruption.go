@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/amt-dev/amt/experiments/record"
 )
 
@@ -43,23 +41,6 @@ func corruptionSection(c *Config) string {
 		return "a corruption report compares two SUTs on the same images, not one after the other: leave regression out"
 	}
 	return ""
-}
-
-// referenceSUT reads corruption.reference: a mapping with the keys of
-// sut, read by the schema's sut entries into
-// Config.Corruption.Reference (as changedSUT reads regression.sut).
-func referenceSUT() value {
-	return value{want: "a mapping with the keys of sut",
-		read: func(p *parser, n *yaml.Node, key string, dst any) error {
-			c := dst.(*Config)
-			saved := c.SUT
-			c.SUT = SUTConfig{}
-			err := p.mapping(n, key, "sut", c)
-			c.Corruption.Reference, c.SUT = c.SUT, saved
-			return err
-		},
-		fields: func(dst any) []any { return leafPointers(&dst.(*Config).Corruption.Reference) },
-	}
 }
 
 // ReferenceTable returns the table of a corruption report's reference SUT

@@ -51,26 +51,9 @@ func powerSection(c *Config) string {
 
 // powerPairs reads power.pairs: a list of mappings with distinct names.
 func powerPairs() reader[[]PowerPairConfig] {
-	return reader[[]PowerPairConfig]{want: "a non-empty list of pairs (mappings of name, old, new, reseed, regressed)",
-		parse: func(p *parser, n *yaml.Node, key string) ([]PowerPairConfig, error) {
-			if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-				return nil, p.errf(n, key, "want a non-empty list of pairs, got %s", kindName(n))
-			}
-			out := make([]PowerPairConfig, len(n.Content))
-			seen := map[string]bool{}
-			for i, g := range n.Content {
-				item := fmt.Sprintf("%s[%d]", key, i)
-				p.cfg.pos[item] = pos{g.Line, g.Column}
-				if err := p.mapping(g, item, schemaPath(item), &out[i]); err != nil {
-					return nil, err
-				}
-				if seen[out[i].Name] {
-					return nil, p.errf(g, item+".name", "pair %q given twice", out[i].Name)
-				}
-				seen[out[i].Name] = true
-			}
-			return out, nil
-		}}
+	return mappingList("a non-empty list of pairs (mappings of name, old, new, reseed, regressed)", "pairs", "name",
+		func(p *PowerPairConfig) string { return p.Name },
+		func(name string) string { return fmt.Sprintf("pair %q given twice", name) })
 }
 
 // budgetList reads power.budgets: a non-empty ascending list of positive

@@ -52,20 +52,20 @@ func regressionSection(c *Config) string {
 	return ""
 }
 
-// changedSUT reads regression.sut: a mapping with the keys of sut, read by
-// the schema's sut entries (so every sut key, its checks and its defaults
-// apply) into Config.Regression.SUT.
-func changedSUT() value {
+// otherSUT reads a second SUT (regression.sut, corruption.reference): a
+// mapping with the keys of sut, read by the schema's sut entries (so every
+// sut key, its checks and its defaults apply) into the SUTConfig of dst.
+func otherSUT(dst func(*Config) *SUTConfig) value {
 	return value{want: "a mapping with the keys of sut",
-		read: func(p *parser, n *yaml.Node, key string, dst any) error {
-			c := dst.(*Config)
+		read: func(p *parser, n *yaml.Node, key string, d any) error {
+			c := d.(*Config)
 			saved := c.SUT
 			c.SUT = SUTConfig{}
 			err := p.mapping(n, key, "sut", c)
-			c.Regression.SUT, c.SUT = c.SUT, saved
+			*dst(c), c.SUT = c.SUT, saved
 			return err
 		},
-		fields: func(dst any) []any { return leafPointers(&dst.(*Config).Regression.SUT) },
+		fields: func(d any) []any { return leafPointers(dst(d.(*Config))) },
 	}
 }
 

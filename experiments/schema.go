@@ -298,7 +298,7 @@ var schema = []key{
 
 	{path: "regression", val: section("a mapping"), check: regressionSection,
 		doc: "a regression experiment (the paper's continuous-integration setting): after passes over the images on sut, the SUT changes to regression.sut for regression.passes more (the seed's next passes, same images); every agent runs twice, as <id>-carried (continuing with the state saved at the change) and <id>-fresh (a new agent at the change)"},
-	{path: "regression.sut", required: true, val: changedSUT(),
+	{path: "regression.sut", required: true, val: otherSUT(func(c *Config) *SUTConfig { return &c.Regression.SUT }),
 		doc: "the SUT after the change: the keys of sut (model, input_size, …), read and checked as there"},
 	{path: "regression.passes", def: "1", val: bind(intIn(1, 1000), func(c *Config) *int { return &c.Regression.Passes }),
 		doc: "passes over the images after the change"},
@@ -307,7 +307,7 @@ var schema = []key{
 
 	{path: "corruption", val: section("a mapping"), check: corruptionSection,
 		doc: "a corruption report (case_study classification, a corruptions action set): the sweep also sweeps corruption.reference, and amt plot gives per corruption and severity the top-1 error and violation rate, CE, mCE and relative mCE against the reference (Hendrycks & Dietterich, ICLR 2019), and each agent's estimate of the error profile from the follow-ups it chose against the exhaustive one"},
-	{path: "corruption.reference", required: true, val: referenceSUT(),
+	{path: "corruption.reference", required: true, val: otherSUT(func(c *Config) *SUTConfig { return &c.Corruption.Reference }),
 		doc: "the reference SUT the corruption errors are normalised by: the keys of sut (model, input_size, …), read and checked as there; naming the SUT's own model gives CE = 100 % for every corruption"},
 	{path: "power", val: section("a mapping"), check: powerSection,
 		doc: "a gate power study (amt gate-power): the CI cycle of amt check (a check of the old model, then one of the new model continuing from its state, with its results as the baseline) replayed from the models' cached sweeps for every pair, budget, follow-up design (the check agent, the agent with an audit sample, random, round-robin) and cycle seed; sut.model is replaced by each pair's models"},

@@ -106,12 +106,23 @@ func tuneSeeds(c *Config) string {
 // tuneGrids reads tune.grid: a non-empty list of mappings of agent and
 // options, at most one per agent.
 func tuneGrids() reader[[]TuneGrid] {
-	return reader[[]TuneGrid]{want: "a non-empty list of grids (mappings of agent and options)",
-		parse: func(p *parser, n *yaml.Node, key string) ([]TuneGrid, error) {
+	return mappingList("a non-empty list of grids (mappings of agent and options)", "grids", "agent",
+		func(g *TuneGrid) string { return g.Agent },
+		func(agent string) string {
+			return fmt.Sprintf("agent %q has two grids; give one grid with all its options", agent)
+		})
+}
+
+// mappingList reads a non-empty list of mappings, each read with the
+// schema's entries under key[], whose field identifies it: id returns its
+// value, and a value given twice is an error at that field, worded by dup.
+func mappingList[T any](want, items, field string, id func(*T) string, dup func(string) string) reader[[]T] {
+	return reader[[]T]{want: want,
+		parse: func(p *parser, n *yaml.Node, key string) ([]T, error) {
 			if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-				return nil, p.errf(n, key, "want a non-empty list of grids, got %s", kindName(n))
+				return nil, p.errf(n, key, "want a non-empty list of %s, got %s", items, kindName(n))
 			}
-			out := make([]TuneGrid, len(n.Content))
+			out := make([]T, len(n.Content))
 			seen := map[string]bool{}
 			for i, g := range n.Content {
 				item := fmt.Sprintf("%s[%d]", key, i)
@@ -119,10 +130,11 @@ func tuneGrids() reader[[]TuneGrid] {
 				if err := p.mapping(g, item, schemaPath(item), &out[i]); err != nil {
 					return nil, err
 				}
-				if seen[out[i].Agent] {
-					return nil, p.errf(g, item+".agent", "agent %q has two grids; give one grid with all its options", out[i].Agent)
+				v := id(&out[i])
+				if seen[v] {
+					return nil, p.errf(g, item+"."+field, "%s", dup(v))
 				}
-				seen[out[i].Agent] = true
+				seen[v] = true
 			}
 			return out, nil
 		}}
