@@ -118,21 +118,9 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 				w, t, l = w+c.Pairs[k][b].Win, t+c.Pairs[k][b].Tie, l+c.Pairs[k][b].Loss
 			}
 		}
-		worse, fault, faultBeat := 0, 0, 0
-		for i, e := range s.Envs {
-			cell := c.Cells[i][k]
-			if cell.VsReferenceHolm < analysis.SuiteAlpha && cell.VsReference.Diff.Mean < 0 {
-				worse++
-			}
-			if e.Objective == "fault" {
-				fault++
-				if cell.Score.Mean > e.Oracles.BestVariant {
-					faultBeat++
-				}
-			}
-		}
+		cl := agentClaims(c, k)
 		summary.Rows = append(summary.Rows, []string{ids[k], fmt.Sprintf("%.2f", c.Friedman.MeanRanks[k]), fmtNorm(c.MeanNorm[k]),
-			fmt.Sprint(w), fmt.Sprint(t), fmt.Sprint(l), fmt.Sprint(worse), fmt.Sprintf("%d / %d", faultBeat, fault), fmt.Sprintf("%d / %d", c.BeatsBestVariant[k], len(s.Envs))})
+			fmt.Sprint(w), fmt.Sprint(t), fmt.Sprint(l), fmt.Sprint(cl.WorseThanRef), fmt.Sprintf("%d / %d", cl.FaultBeatsBest, cl.FaultEnvs), fmt.Sprintf("%d / %d", c.BeatsBestVariant[k], len(s.Envs))})
 	}
 	tables = append(tables, summary)
 	p("%s\n", summary.Markdown())
@@ -211,12 +199,17 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 
 // suiteClaims checks the recommended agent's claims.
 func suiteClaims(c analysis.SuiteComparison) SuiteClaims {
-	s := c.Suite
-	k := slices.IndexFunc(s.Agents, func(a record.SuiteAgent) bool { return a.ID == s.Recommended })
+	k := slices.IndexFunc(c.Suite.Agents, func(a record.SuiteAgent) bool { return a.ID == c.Suite.Recommended })
 	if k < 0 {
 		return SuiteClaims{}
 	}
-	cl := SuiteClaims{Agent: s.Recommended, MeanNorm: c.MeanNorm[k], TopGroup: slices.Contains(c.TopGroup(), k), LossFree: c.LossFree(k)}
+	return agentClaims(c, k)
+}
+
+// agentClaims checks the claims of agent k.
+func agentClaims(c analysis.SuiteComparison, k int) SuiteClaims {
+	s := c.Suite
+	cl := SuiteClaims{Agent: s.Agents[k].ID, MeanNorm: c.MeanNorm[k], TopGroup: slices.Contains(c.TopGroup(), k), LossFree: c.LossFree(k)}
 	for i, e := range s.Envs {
 		cell := c.Cells[i][k]
 		if cell.VsReferenceHolm < analysis.SuiteAlpha && cell.VsReference.Diff.Mean < 0 {
