@@ -77,9 +77,9 @@ fuzz:
 
 # One experiment end to end: the (cached) sweep, the agents, the figures and report.
 define experiment
-	$(BIN) sweep -config experiments/$(1).yaml
-	$(BIN) run -config experiments/$(1).yaml
-	$(BIN) plot -config experiments/$(1).yaml
+	$(BIN) sweep -config experiments/configs/$(1).yaml
+	$(BIN) run -config experiments/configs/$(1).yaml
+	$(BIN) plot -config experiments/configs/$(1).yaml
 
 endef
 
@@ -105,8 +105,8 @@ results: build
 	rm -rf $(addprefix results/,$(RESULTS))
 	$(MAKE) rq1 rq2 rq3
 	mkdir -p results/sweeps
-	$(BIN) sweep -config experiments/rq1-classification.yaml -csv results/sweeps/classification.csv -features results/sweeps/classification-features.f32 -sut-features results/sweeps/classification-sut.f32
-	$(BIN) sweep -config experiments/rq1-detection.yaml -csv results/sweeps/detection.csv -features results/sweeps/detection-features.f32 -sut-features results/sweeps/detection-sut.f32
+	$(BIN) sweep -config experiments/configs/rq1-classification.yaml -csv results/sweeps/classification.csv -features results/sweeps/classification-features.f32 -sut-features results/sweeps/classification-sut.f32
+	$(BIN) sweep -config experiments/configs/rq1-detection.yaml -csv results/sweeps/detection.csv -features results/sweeps/detection-features.f32 -sut-features results/sweeps/detection-sut.f32
 	gzip -n -9 -f results/sweeps/classification.csv results/sweeps/classification-features.f32 results/sweeps/classification-sut.f32 results/sweeps/detection.csv results/sweeps/detection-features.f32 results/sweeps/detection-sut.f32
 	for e in $(RESULTS); do $(BIN) plot -dir results/$$e || exit 1; done
 	$(GO) test -count=1 -run TestREADMEResults ./results -update
@@ -115,9 +115,9 @@ results: build
 # An experiment whose agents amt tune tunes first (on tune.seeds), then runs
 # on the evaluation seeds.
 define tuned
-	$(BIN) sweep -config experiments/$(1).yaml
-	$(BIN) tune -config experiments/$(1).yaml
-	$(BIN) plot -config experiments/$(1).yaml
+	$(BIN) sweep -config experiments/configs/$(1).yaml
+	$(BIN) tune -config experiments/configs/$(1).yaml
+	$(BIN) plot -config experiments/configs/$(1).yaml
 
 endef
 
@@ -140,9 +140,9 @@ regression: build
 # from the four Fashion-MNIST models' cached sweeps (the sweeps, cold, take
 # about a minute each).
 gate-power: build
-	$(BIN) gate-power -config experiments/gate-power.yaml
+	$(BIN) gate-power -config experiments/configs/gate-power.yaml
 gate-power-cover: build
-	$(BIN) gate-power -config experiments/gate-power-cover.yaml
+	$(BIN) gate-power -config experiments/configs/gate-power-cover.yaml
 ablations: build
 	$(foreach e,features-model features-independent features-phash features-none exploration hidden psi,$(call experiment,ablation-$(e)))
 
@@ -152,7 +152,7 @@ ablations: build
 # Fashion-MNIST SUTs read Debian's dataset-fashion-mnist (.ci/run installs
 # it: apt-get install dataset-fashion-mnist).
 suite: build
-	$(BIN) suite -config experiments/suite.yaml
+	$(BIN) suite -config experiments/configs/suite.yaml
 
 # The corruption report (README, "Common corruptions"): ResNet-20 and
 # SqueezeNet-1.1 on the 18 common corruptions × severities 1-5 over the

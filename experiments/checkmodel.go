@@ -40,7 +40,7 @@ type CheckModelOptions struct {
 }
 
 // CheckModelAgent is the agent amt check uses without a configuration: the
-// recommended agent of the suite benchmark (experiments/suite.yaml).
+// recommended agent of the suite benchmark (experiments/configs/suite.yaml).
 const CheckModelAgent = "hts"
 
 // CheckModelConfig returns the complete configuration of amt check

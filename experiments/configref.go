@@ -14,7 +14,7 @@ import (
 // agent of package bandit's table with its options and defaults, and the
 // built-in scenarios, relations and rewards an action set may use. It is
 // generated from the tables themselves, so it cannot drift from what the
-// parser accepts; experiments/CONFIG.md is a copy (amt config -ref).
+// parser accepts; experiments/configs/CONFIG.md is a copy (amt config -ref).
 func ConfigReference() string {
 	var b strings.Builder
 	b.WriteString(`# Experiment configuration reference

@@ -13,7 +13,7 @@ import (
 // Every shipped configuration parses, checks out, and is named after its file.
 func TestShippedConfigs(t *testing.T) {
 	assets := sharedpath.ForTest(t, "assets")
-	files, err := filepath.Glob("*.yaml")
+	files, err := filepath.Glob(filepath.Join("configs", "*.yaml"))
 	if err != nil || len(files) < 10 {
 		t.Fatalf("configs: %v %v", files, err)
 	}
@@ -22,7 +22,7 @@ func TestShippedConfigs(t *testing.T) {
 			s, err := LoadSuite(f, assets)
 			if err != nil {
 				t.Errorf("%v", err)
-			} else if s.Name != strings.TrimSuffix(f, ".yaml") || s.Output != filepath.Join("results", s.Name) {
+			} else if s.Name != strings.TrimSuffix(filepath.Base(f), ".yaml") || s.Output != filepath.Join("results", s.Name) {
 				t.Errorf("%s: name %q, output %q", f, s.Name, s.Output)
 			}
 			continue
@@ -32,7 +32,7 @@ func TestShippedConfigs(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		if c.Name != strings.TrimSuffix(f, ".yaml") {
+		if c.Name != strings.TrimSuffix(filepath.Base(f), ".yaml") {
 			t.Errorf("%s: name %q, want the file's name", f, c.Name)
 		}
 		if c.Output != filepath.Join("results", c.Name) {
@@ -48,7 +48,7 @@ func TestShippedConfigsPrepare(t *testing.T) {
 		t.Skip("loads every model and hashes the 30 MB data file")
 	}
 	assets := sharedpath.ForTest(t, "assets")
-	files, _ := filepath.Glob("*.yaml")
+	files, _ := filepath.Glob(filepath.Join("configs", "*.yaml"))
 	for _, f := range files {
 		if IsSuite(f) {
 			continue // its SUTs are experiments, prepared by TestSuiteRun's kind
@@ -67,7 +67,7 @@ func TestShippedConfigsPrepare(t *testing.T) {
 // spelling some options out "at their default values": they must stay so
 // when a default changes, or the comparison silently runs other settings.
 func TestCompareAgentsSpellsDefaults(t *testing.T) {
-	c, err := LoadConfig("compare-agents.yaml", sharedpath.ForTest(t, "assets"))
+	c, err := LoadConfig(filepath.Join("configs", "compare-agents.yaml"), sharedpath.ForTest(t, "assets"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,17 +11,20 @@ import (
 	"github.com/amt-dev/amt/scenario"
 )
 
+// configReferenceFile is the generated reference, beside the shipped configs.
+const configReferenceFile = "configs/CONFIG.md"
+
 var update = flag.Bool("update", false, "rewrite CONFIG.md from the schema")
 
-// CONFIG.md is the generated reference.
+// configs/CONFIG.md is the generated reference.
 func TestConfigReference(t *testing.T) {
 	want := ConfigReference()
-	got, err := os.ReadFile("CONFIG.md")
+	got, err := os.ReadFile(configReferenceFile)
 	if err == nil && string(got) == want {
 		return
 	}
 	if *update {
-		if err := os.WriteFile("CONFIG.md", []byte(want), 0o644); err != nil {
+		if err := os.WriteFile(configReferenceFile, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return

@@ -476,7 +476,7 @@ func TestRenderWithMeta(t *testing.T) {
 	}
 }
 
-// An own model on a folder of unlabelled images (experiments/own-model.yaml)
+// An own model on a folder of unlabelled images (experiments/configs/own-model.yaml)
 // has no counterpart in the paper: no paper columns, no Table 2 row, no
 // paper statements, and accuracies read "–", not 0.
 func TestRenderUnlabelledFolder(t *testing.T) {

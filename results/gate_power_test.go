@@ -84,7 +84,7 @@ func TestGatePowerSample(t *testing.T) {
 }
 
 func checkGatePowerSample(t *testing.T, gatePowerDir, config string, n int) {
-	cfg, err := experiments.LoadConfig(filepath.Join("..", "experiments", config), "")
+	cfg, err := experiments.LoadConfig(filepath.Join("..", "experiments", "configs", config), "")
 	if err != nil {
 		t.Fatalf("the study's configuration does not load (assets, or Debian's dataset-fashion-mnist?): %v", err)
 	}

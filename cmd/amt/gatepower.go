@@ -26,7 +26,7 @@ The same configuration gives byte-identical files.`
 // cmdGatePower runs a gate power study and draws its report.
 func cmdGatePower(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "gate-power", gatePowerSynopsis)
-	config := fs.String("config", "", "study configuration (YAML) with a power section, e.g. experiments/gate-power.yaml")
+	config := fs.String("config", "", "study configuration (YAML) with a power section, e.g. experiments/configs/gate-power.yaml")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	out := fs.String("out", "", "results folder (default: output)")
 	if err := fs.Parse(args); err != nil {

@@ -77,7 +77,7 @@ func TestPlotErrors(t *testing.T) {
 // report quotes the folder's snapshot config.yaml (what the results were
 // made with), and plot says so when the file given has changed since.
 func TestPlotConfig(t *testing.T) {
-	cfg := filepath.Join("..", "..", "experiments", "rq1-classification.yaml")
+	cfg := filepath.Join("..", "..", "experiments", "configs", "rq1-classification.yaml")
 	if _, err := os.Stat(cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // seeds, with -merge it assembles the shards' summaries.
 func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "run", "-config FILE [-shard K/N | -merge] [-log-decisions]")
-	config := fs.String("config", "", "experiment configuration (YAML), e.g. experiments/rq1-classification.yaml")
+	config := fs.String("config", "", "experiment configuration (YAML), e.g. experiments/configs/rq1-classification.yaml")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
 	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to <agent>/decisions-seed-<n>.jsonl, the log format of amt ope")

@@ -8,13 +8,13 @@ import (
 	"github.com/amt-dev/amt/plots"
 )
 
-// cmdSuite runs an agent benchmark (experiments/suite.yaml): every
+// cmdSuite runs an agent benchmark (experiments/configs/suite.yaml): every
 // system under test's exhaustive table (cached sweeps), every agent ×
 // seed on every environment (cached runs), then the comparison report.
 // With -dir it only redraws the report of a suite's results folder.
 func cmdSuite(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "suite", "-config FILE [-workers N] | -dir DIR")
-	config := fs.String("config", "", "suite configuration (YAML), e.g. experiments/suite.yaml")
+	config := fs.String("config", "", "suite configuration (YAML), e.g. experiments/configs/suite.yaml")
 	dir := fs.String("dir", "", "redraw the report of this suite results folder (its suite.json) and run nothing")
 	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
 	workers := fs.Int("workers", -1, "agent runs at a time (default: the configuration's workers, 0 = the cores)")
