@@ -9,7 +9,7 @@ RQ3 := rq3-classification rq3-detection
 # The 10,000-image CIFAR-10 variants (detection has only its 158-image subset).
 PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classification rq3-classification
 
-.PHONY: all build test vet bench bench-all bench-ort fuzz rq1 rq2 rq3 results compare regression gate-power gate-power-cover ablations paper-scale suite corruptions clean
+.PHONY: all build test vet bench bench-all bench-ort fuzz gpu-check gpu-check-build rq1 rq2 rq3 results compare regression gate-power gate-power-cover ablations paper-scale suite corruptions clean
 
 all: build
 
@@ -48,6 +48,21 @@ test:
 bench: bench-ort
 bench-ort:
 	bash nn/ortbench/compare.sh
+
+# The real-GPU acceptance check (docs/gpu.md): gpu-check-build puts the
+# amt binary and the test binaries of the GPU packages, all -tags gpu, in
+# GPU_CHECK_DIR, so that a GPU machine without Go or network can run
+# nn/cuda/gpu-check.sh on them; gpu-check does both here.
+GPU_CHECK_DIR ?= bin/gpu-check
+gpu-check-build:
+	mkdir -p $(GPU_CHECK_DIR)
+	$(GO) build -tags gpu -o $(GPU_CHECK_DIR)/amt ./cmd/amt
+	$(GO) test -c -tags gpu -o $(GPU_CHECK_DIR)/cuda.test ./nn/cuda
+	$(GO) test -c -tags gpu -o $(GPU_CHECK_DIR)/nn.test ./nn
+	$(GO) test -c -tags gpu -o $(GPU_CHECK_DIR)/features.test ./features
+	$(GO) test -c -tags gpu -o $(GPU_CHECK_DIR)/amt.test ./cmd/amt
+gpu-check: gpu-check-build
+	sh nn/cuda/gpu-check.sh $(GPU_CHECK_DIR)
 
 # Every package's benchmarks (compare runs with benchstat).
 bench-all:
