@@ -169,7 +169,7 @@ ablations: build
 suite: build
 	$(BIN) suite -config experiments/configs/suite.yaml
 
-# The corruption report (README, "Common corruptions"): ResNet-20 and
+# The corruption report (docs/corruptions.md): ResNet-20 and
 # SqueezeNet-1.1 on the 18 common corruptions × severities 1-5 over the
 # 1,017 CIFAR-10 images: error and violation per corruption and severity,
 # CE/mCE against ResNet-20 (corruption.reference), and the agents'
