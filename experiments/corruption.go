@@ -23,6 +23,15 @@ type CorruptionConfig struct {
 	// of the configuration's data, such as ResNet-20 for CIFAR-10); without
 	// a model there is no corruption report.
 	Reference SUTConfig
+	// Audit is the share of every run's follow-ups spent on an audit
+	// sample (as amt check's check.audit: a uniform arm, then a uniform
+	// value, whatever the context and the verdicts; the agent chooses the
+	// others and never sees them). A run with one estimates the error
+	// profile from its audit follow-ups alone — a uniform sample, so
+	// unbiased — while the agent seeks violations with the rest; without
+	// one the estimate comes from the agent's own follow-ups, which an
+	// agent that seeks violations biases towards the worst corruptions.
+	Audit float64
 }
 
 // CorruptionReport reports whether the configuration is a corruption

@@ -277,6 +277,16 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 				run.Audit = map[string]record.Counts{}
 			}
 			run.Audit[v.Key()] = run.Audit[v.Key()].Add(record.Counts{Count: 1, Violations: viol})
+			if opt.ParamErrors && !math.IsNaN(v.Value) {
+				if run.AuditErrors == nil {
+					run.AuditErrors = map[string]int{}
+				}
+				wrong := 0
+				if out.Label >= 0 && out.PredModified != out.Label {
+					wrong = 1
+				}
+				run.AuditErrors[v.Key()] += wrong
+			}
 		}
 		run.OriginalScore += out.OriginalScore
 		run.ModifiedScore += out.ModifiedScore

@@ -561,3 +561,58 @@ func TestRunLoopParamErrors(t *testing.T) {
 		})
 	}
 }
+
+// With an audit sample, a corruption report's runs also count the errors
+// among the audit follow-ups alone (record.Run.AuditErrors), for an
+// unbiased estimate of the error profile; without the audit or the error
+// count they leave it out.
+func TestRunLoopAuditErrors(t *testing.T) {
+	sc := mustScenario(t, "hierarchical")
+	env, err := newOnlineEnv(newFakeSource(30), fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name        string
+		share       float64
+		paramErrors bool
+	}{{"counted", 0.5, true}, {"no audit", 0, true}, {"no error count", 0.5, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := map[string]int{}
+			res, err := runLoop(context.Background(), env, sc, withAudit(newFakeAgent(sc), sc, tc.share, 2), loopOptions{Seed: 2, Iterations: 30, ParamErrors: tc.paramErrors,
+				Trace: func(s Step) {
+					if v, err := sc.Variant(s.Choice.Arm, s.Choice.Param); err != nil || !s.Choice.Audit || math.IsNaN(v.Value) {
+						return
+					}
+					if s.Outcome.Label >= 0 && s.Outcome.PredModified != s.Outcome.Label {
+						want[s.Variant]++
+					} else {
+						want[s.Variant] += 0
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Run.AuditErrors
+			if tc.share == 0 || !tc.paramErrors {
+				if got != nil {
+					t.Fatalf("AuditErrors %v without an audit and an error count", got)
+				}
+				return
+			}
+			if len(got) == 0 || len(got) != len(want) {
+				t.Fatalf("AuditErrors %v, want %v", got, want)
+			}
+			total := 0
+			for k, n := range got {
+				if n != want[k] || n > res.Run.Audit[k].Count || n > res.Run.ParamErrors[k] {
+					t.Errorf("%s: %d audit errors, want %d (of %d audit follow-ups, %d errors in all)", k, n, want[k], res.Run.Audit[k].Count, res.Run.ParamErrors[k])
+				}
+				total += n
+			}
+			if total == 0 {
+				t.Errorf("AuditErrors %v: no errors", got)
+			}
+		})
+	}
+}

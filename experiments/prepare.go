@@ -615,14 +615,22 @@ func (e *Experiment) seedsSetup(a AgentSpec, env Env, log io.Writer) (func(seed 
 		stateDir = filepath.Join(cfg.State, a.ID)
 	}
 	newAgent := func(seed uint64) (Agent, error) {
+		var ag Agent
+		var err error
 		if stateDir == "" {
-			return NewAgent(a, sc, env.Layout(), seed)
+			ag, err = NewAgent(a, sc, env.Layout(), seed)
+		} else {
+			var loaded bool
+			ag, loaded, err = loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Layout(), seed)
+			if loaded {
+				fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
+			}
 		}
-		ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Layout(), seed)
-		if loaded {
-			fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
+		if err != nil {
+			return nil, err
 		}
-		return ag, err
+		// A corruption report's audit sample (0 elsewhere: the agent itself).
+		return withAudit(ag, sc, cfg.Corruption.Audit, seed), nil
 	}
 	return newAgent, SeedsOptions{
 		Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,

@@ -150,20 +150,35 @@ func (b *builder) corruptionErrors(p analysis.CorruptionProfile) error {
 }
 
 // corruptionEstimates sets each agent's estimate of every corruption's
-// error (from the follow-ups it chose) against the exhaustive profile,
-// beside a simulated stratified allocation of the same budget.
+// error (from all the follow-ups it chose, and from its audit sample when
+// it had one) against the exhaustive profile, beside a simulated
+// stratified allocation of the same budget.
 func (b *builder) corruptionEstimates(p analysis.CorruptionProfile, rows []record.Verdict) error {
 	var ests []analysis.ProfileEstimate
 	var seeds []uint64
 	budget := 0.0
+	audited := false
 	for _, a := range b.e.Agents {
-		est, err := p.AgentProfileEstimate(a.Name, a.Summary.Runs)
+		name := a.Name
+		audit := len(a.Summary.Runs) > 0 && a.Summary.Runs[0].AuditErrors != nil
+		if audit {
+			name += ": all follow-ups"
+		}
+		est, err := p.AgentProfileEstimate(name, a.Summary.Runs)
 		if err != nil {
 			b.caveat("Agent `%s` gives no estimate of the corruption profile: %v", a.Name, err)
 			continue
 		}
 		ests = append(ests, est)
 		budget = max(budget, est.FollowUps)
+		if audit {
+			est, err := p.AuditProfileEstimate(a.Name+": audit sample", a.Summary.Runs)
+			if err != nil {
+				return fmt.Errorf("plots: %w", err)
+			}
+			ests = append(ests, est)
+			audited = true
+		}
 		if seeds == nil {
 			for _, r := range a.Summary.Runs {
 				seeds = append(seeds, r.Seed)
@@ -192,6 +207,12 @@ func (b *builder) corruptionEstimates(p analysis.CorruptionProfile, rows []recor
 	b.p("the mean over corruptions per run, then its mean over the %d seeds with a 95 %% t interval; likewise for the violation rate. ", len(seeds))
 	b.p("*stratified (simulated)* spends the same budget evenly on every corruption × severity (drawn without replacement from the ")
 	b.p("exhaustive rows, once per seed): the design-based yardstick. The bar of issue #37 is a mean error within %.0f pp.\n\n", 100*corruptionBar)
+	if audited {
+		b.p("With an audit sample (corruption.audit) a run spends that share of its follow-ups on a uniform corruption and severity, ")
+		b.p("whatever the images and the verdicts, and the agent chooses the rest without seeing them. *agent: audit sample* estimates ")
+		b.p("from the audit follow-ups alone, which are a uniform sample and so unbiased; *agent: all follow-ups* from every follow-up of ")
+		b.p("the run, which the agent's search for violations biases towards the corruptions it found violating.\n\n")
+	}
 	t := Table{Name: "corruption-estimate", Caption: "**Estimated error profile against the exhaustive one**: mean absolute error over corruptions (pp), mean over seeds [95 % CI].",
 		Header: []string{"estimator", "follow-ups per run", "share of the sweep (%)", "error MAE (pp)", "95 % CI", "worst seed (pp)", fmt.Sprintf("within %.0f pp", 100*corruptionBar), "violation MAE (pp)", "corruptions never tried"}}
 	var bars []barSeries

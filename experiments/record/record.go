@@ -81,6 +81,12 @@ type Run struct {
 	// uniformly, whatever the context and the verdicts); they are also
 	// counted in Arms and Params. Absent when the run had none.
 	Audit map[string]Counts `json:"audit,omitempty"`
+	// AuditErrors maps a parameterised variant's key to the errors (as in
+	// ParamErrors) among its audit follow-ups: a uniform sample of the
+	// error profile whatever the agent seeks, from which a corruption
+	// report estimates the profile. Only runs counting ParamErrors with
+	// an audit sample have it; elsewhere it is nil and omitted.
+	AuditErrors map[string]int `json:"audit_errors,omitempty"`
 	// OriginalScore and ModifiedScore are the summed SUT scores on the
 	// source and follow-up inputs: 1/0 correctness for classification,
 	// per-image mAP for detection (as the original's original_score and

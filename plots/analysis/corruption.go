@@ -308,11 +308,33 @@ func (p CorruptionProfile) summarise(name string, runs []cellCounts) ProfileEsti
 }
 
 // AgentProfileEstimate sets the profile an agent's runs estimate from
-// the follow-ups they chose (record.Run.Params for the follow-ups and
+// all the follow-ups they chose (record.Run.Params for the follow-ups and
 // violations, record.Run.ParamErrors for the errors, which only a
 // corruption report's runs count) against the exhaustive profile p. It
 // fails when a run has no ParamErrors or names a follow-up p lacks.
 func (p CorruptionProfile) AgentProfileEstimate(name string, runs []record.Run) (ProfileEstimate, error) {
+	return p.runsEstimate(name, runs, "param_errors; run it with a corruption section", func(r record.Run) (map[string]record.Counts, map[string]int) {
+		return r.Params, r.ParamErrors
+	})
+}
+
+// AuditProfileEstimate sets the profile estimated from the runs' audit
+// samples alone (record.Run.Audit and AuditErrors: a corruption report
+// with corruption.audit > 0) against p. An audit sample is drawn
+// uniformly whatever the agent seeks, so its estimate is unbiased, where
+// the agent's own follow-ups favour what it found violating. It fails when
+// a run has no audit sample.
+func (p CorruptionProfile) AuditProfileEstimate(name string, runs []record.Run) (ProfileEstimate, error) {
+	return p.runsEstimate(name, runs, "audit_errors; run it with corruption.audit > 0", func(r record.Run) (map[string]record.Counts, map[string]int) {
+		return r.Audit, r.AuditErrors
+	})
+}
+
+// runsEstimate is AgentProfileEstimate and AuditProfileEstimate: counts
+// returns a run's follow-ups (with their violations) and errors per
+// variant key, nil errors meaning the run did not count them (missing
+// says what to do about that).
+func (p CorruptionProfile) runsEstimate(name string, runs []record.Run, missing string, counts func(record.Run) (map[string]record.Counts, map[string]int)) (ProfileEstimate, error) {
 	if len(runs) == 0 {
 		return ProfileEstimate{}, fmt.Errorf("analysis: agent %s: no runs", name)
 	}
@@ -324,11 +346,12 @@ func (p CorruptionProfile) AgentProfileEstimate(name string, runs []record.Run) 
 	}
 	var all []cellCounts
 	for _, r := range runs {
-		if r.ParamErrors == nil {
-			return ProfileEstimate{}, fmt.Errorf("analysis: agent %s, seed %d: the run counted no errors per follow-up (param_errors; run it with a corruption section)", name, r.Seed)
+		follow, errs := counts(r)
+		if errs == nil {
+			return ProfileEstimate{}, fmt.Errorf("analysis: agent %s, seed %d: the run counted no errors per follow-up (%s)", name, r.Seed, missing)
 		}
 		cc := cellCounts{grid(len(p.Corruptions), len(p.Severities)), grid(len(p.Corruptions), len(p.Severities)), grid(len(p.Corruptions), len(p.Severities))}
-		for k, n := range r.Params {
+		for k, n := range follow {
 			at, ok := idx[k]
 			if !ok {
 				if n.Count > 0 {
@@ -338,7 +361,7 @@ func (p CorruptionProfile) AgentProfileEstimate(name string, runs []record.Run) 
 			}
 			cc.n[at[0]][at[1]] = n.Count
 			cc.viol[at[0]][at[1]] = n.Violations
-			cc.errs[at[0]][at[1]] = r.ParamErrors[k]
+			cc.errs[at[0]][at[1]] = errs[k]
 		}
 		all = append(all, cc)
 	}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/amt-dev/amt/experiments/record"
@@ -173,5 +174,41 @@ func TestProfileEstimates(t *testing.T) {
 				t.Errorf("unseen %v, want %v", est.Unseen, tc.unseen)
 			}
 		})
+	}
+}
+
+// The audit estimate reads the runs' audit samples alone: here they cover
+// every cell and are exact, while all follow-ups never tried b.
+func TestAuditProfileEstimate(t *testing.T) {
+	f := corruptionRows([2]int{0, 1}, map[string][2]int{"a:1": {0, 1}, "a:2": {1, 1}, "b:1": {0, 0}, "b:2": {1, 0}})
+	p, err := CorruptionProfileOf(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := record.Run{Seed: 1,
+		Params:      map[string]record.Counts{"a:1": {Count: 2}, "a:2": {Count: 2, Violations: 1}, "b:1": {}, "b:2": {}},
+		ParamErrors: map[string]int{"a:1": 1, "a:2": 2, "b:1": 0, "b:2": 0},
+		Audit:       map[string]record.Counts{"a:1": {Count: 2}, "a:2": {Count: 2}, "b:1": {Count: 2}, "b:2": {Count: 2}},
+		AuditErrors: map[string]int{"a:1": 1, "a:2": 2, "b:1": 0, "b:2": 1},
+	}
+	all, err := p.AgentProfileEstimate("x", []record.Run{run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit, err := p.AuditProfileEstimate("x: audit sample", []record.Run{run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range [][2]float64{{0, 0}, {0.5, 0}} {
+		if !nearNaN(all.AbsErr[c], want[0]) || !nearNaN(audit.AbsErr[c], want[1]) {
+			t.Errorf("%s: |error| %v (all follow-ups), %v (audit), want %v, %v", p.Corruptions[c], all.AbsErr[c], audit.AbsErr[c], want[0], want[1])
+		}
+	}
+	if audit.FollowUps != 8 || audit.Name != "x: audit sample" {
+		t.Errorf("audit estimate %q over %v follow-ups, want 8", audit.Name, audit.FollowUps)
+	}
+	run.Audit, run.AuditErrors = nil, nil
+	if _, err := p.AuditProfileEstimate("x", []record.Run{run}); err == nil || !strings.Contains(err.Error(), "corruption.audit") {
+		t.Errorf("a run without an audit sample: %v, want an error naming corruption.audit", err)
 	}
 }
