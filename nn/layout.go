@@ -2,8 +2,8 @@ package nn
 
 import "slices"
 
-// More operators that move or select elements (see shape.go for the
-// others): Tile, DepthToSpace, SpaceToDepth, ScatterND, and Size, which
+// More operators that move or select elements (see transpose.go,
+// concat.go, gather.go, slice.go and pad.go for the others): Tile, DepthToSpace, SpaceToDepth, ScatterND, and Size, which
 // folds.
 
 // tileOp is Tile: the input repeated repeats[k] times along each axis k.
@@ -170,7 +170,8 @@ func scatterNDOp(b *builder, a *attrs, ins []*value) *value {
 	})
 }
 
-// Per-image rules of operators of shape.go.
+// Per-image rules of the data-movement operators (pad.go, slice.go,
+// gather.go, …).
 
 // expandPerImage: Expand keeps images apart when the input is batched and
 // of the output's rank (its batch axis then stays axis 0).

@@ -108,7 +108,8 @@ func init() {
 		"Where":          {build: one(whereOp), perImage: broadcastPerImage},
 		"Xor":            {build: logical(xor), perImage: broadcastPerImage},
 
-		// Shapes, copies and values known at load time (shape.go, layout.go).
+		// Shapes, copies and values known at load time (reshape.go, constant.go,
+		// transpose.go, concat.go, gather.go, slice.go, pad.go, layout.go).
 		"Cast":            {build: one(castOp), perImage: batchedFirst},
 		"Concat":          {build: one(concatOp), perImage: concatPerImage},
 		"Constant":        {build: one(constantOp)},
