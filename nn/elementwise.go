@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/amt-dev/amt/nn/internal/shapes"
 	"github.com/amt-dev/amt/nn/kernels"
 )
 
@@ -238,7 +239,7 @@ func binop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFunc {
 			fail("opset %d broadcasting rules (before opset 7) are not supported", b.p.opset)
 		}
 		x, y := need(ins, 0, "A"), need(ins, 1, "B")
-		shape, err := broadcastShape(x.shape, y.shape)
+		shape, err := shapes.Broadcast(x.shape, y.shape)
 		if err != nil {
 			fail("%v", err)
 		}
@@ -268,7 +269,7 @@ func arith(k arithKind) buildFunc {
 		if b.p.opset < 7 || (x.c != nil && y.c != nil) {
 			return binop(arithFuncs[k], fi)(b, a, ins)[0] // errors and folding
 		}
-		shape, err := broadcastShape(x.shape, y.shape)
+		shape, err := shapes.Broadcast(x.shape, y.shape)
 		if err != nil {
 			fail("%v", err)
 		}
@@ -646,7 +647,7 @@ func variadic(f func(x, y float32) float32, fi func(x, y int64) int64, mean bool
 		for k := range ins {
 			vals[k] = need(ins, k, fmt.Sprintf("data_%d", k))
 			var err error
-			if shape, err = broadcastShape(shape, vals[k].shape); err != nil {
+			if shape, err = shapes.Broadcast(shape, vals[k].shape); err != nil {
 				fail("%v", err)
 			}
 			allConst = allConst && vals[k].c != nil

@@ -1,5 +1,7 @@
 package nn
 
+import "github.com/amt-dev/amt/nn/internal/shapes"
+
 // Comparisons (Equal, Less, Greater, LessOrEqual, GreaterOrEqual), logical
 // operators (And, Or, Xor, Not) and Where. ONNX gives them bool tensors;
 // folded at load time they are integer constants holding 0 and 1, at run
@@ -27,7 +29,7 @@ func logical(f func(x, y bool) bool) buildFunc {
 func boolBinop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFunc {
 	return one(func(b *builder, _ *attrs, ins []*value) *value {
 		x, y := need(ins, 0, "A"), need(ins, 1, "B")
-		shape, err := broadcastShape(x.shape, y.shape)
+		shape, err := shapes.Broadcast(x.shape, y.shape)
 		if err != nil {
 			fail("%v", err)
 		}
@@ -93,9 +95,9 @@ func notOp(b *builder, _ *attrs, ins []*value) *value {
 // together.
 func whereOp(b *builder, _ *attrs, ins []*value) *value {
 	c, x, y := need(ins, 0, "condition"), need(ins, 1, "X"), need(ins, 2, "Y")
-	shape, err := broadcastShape(c.shape, x.shape)
+	shape, err := shapes.Broadcast(c.shape, x.shape)
 	if err == nil {
-		shape, err = broadcastShape(shape, y.shape)
+		shape, err = shapes.Broadcast(shape, y.shape)
 	}
 	if err != nil {
 		fail("%v", err)

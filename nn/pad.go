@@ -1,5 +1,7 @@
 package nn
 
+import "github.com/amt-dev/amt/nn/internal/shapes"
+
 // Pad and Expand: copies that grow a value, by a border or by
 // broadcasting.
 
@@ -104,7 +106,7 @@ func expandOp(b *builder, _ *attrs, ins []*value) *value {
 			fail("negative dimension in shape %v", target)
 		}
 	}
-	shape, err := broadcastShape(x.shape, ts)
+	shape, err := shapes.Broadcast(x.shape, ts)
 	if err != nil {
 		fail("%v", err)
 	}

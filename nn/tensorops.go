@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/amt-dev/amt/nn/internal/shapes"
 	"github.com/amt-dev/amt/nn/kernels"
 )
 
@@ -20,46 +21,11 @@ func numel(s []int) int {
 	return n
 }
 
-// stridesOf returns the row-major strides of shape s.
-func stridesOf(s []int) []int {
-	st := make([]int, len(s))
-	acc := 1
-	for i := len(s) - 1; i >= 0; i-- {
-		st[i] = acc
-		acc *= s[i]
-	}
-	return st
-}
-
-// broadcastShape returns the numpy broadcast of shapes a and b.
-func broadcastShape(a, b []int) ([]int, error) {
-	n := max(len(a), len(b))
-	out := make([]int, n)
-	for i := 0; i < n; i++ {
-		da, db := 1, 1
-		if j := i - (n - len(a)); j >= 0 {
-			da = a[j]
-		}
-		if j := i - (n - len(b)); j >= 0 {
-			db = b[j]
-		}
-		switch {
-		case da == db || db == 1:
-			out[i] = da
-		case da == 1:
-			out[i] = db
-		default:
-			return nil, fmt.Errorf("shapes %v and %v cannot be broadcast (dimension %d: %d vs %d)", a, b, i, da, db)
-		}
-	}
-	return out, nil
-}
-
 // bstrides returns the strides with which a tensor of shape s is read when
 // broadcast to shape out (0 along broadcast dimensions).
 func bstrides(s []int, out []int) []int {
 	st := make([]int, len(out))
-	src := stridesOf(s)
+	src := shapes.Strides(s)
 	off := len(out) - len(s)
 	for i := range s {
 		if s[i] != 1 || out[off+i] == 1 {
@@ -70,7 +36,7 @@ func bstrides(s []int, out []int) []int {
 }
 
 // bcast computes out = f(a, b) elementwise with numpy broadcasting;
-// out has shape os = broadcastShape(as, bs).
+// out has shape os = shapes.Broadcast(as, bs).
 func bcast[T number](out []T, os []int, a []T, as []int, b []T, bs []int, f func(x, y T) T) {
 	if len(out) == 0 {
 		return
@@ -132,7 +98,7 @@ func gatherAxes[T number](out, in []T, is []int, maps [][]int, fill T) {
 		out[0] = in[0]
 		return
 	}
-	st := stridesOf(is)
+	st := shapes.Strides(is)
 	last := maps[nd-1]
 	inner := len(last)
 	if inner == 0 || len(out) == 0 {
@@ -314,7 +280,7 @@ func transposeGeneral[T number](out, in []T, is []int, perm []int) {
 		copy(out, in)
 		return
 	}
-	st := stridesOf(is)
+	st := shapes.Strides(is)
 	os := make([]int, nd)
 	ps := make([]int, nd)
 	for i, p := range perm {
