@@ -14,11 +14,11 @@ import (
 // The graph builder: it compiles the nodes of a program, in order, into a
 // Gorgonia graph for one batch size. What each operator does is in the
 // operator table (ops.go) and the files of the operator families
-// (elementwise.go, reshape.go, concat.go, gather.go, …, conv.go, gemm.go,
-// reduce.go, resize.go); this file holds what they share: the values a
-// name stands for, attribute access, inputs, errors, and emit, which turns
-// a CPU function into a node
-// of the graph or folds it when its inputs are known at load time.
+// (elementwise.go, binary.go, reshape.go, concat.go, gather.go, …, conv.go,
+// gemm.go, reduce.go, resize.go); this file holds what they share: the
+// values a name stands for, attribute access, inputs, errors, and emit,
+// which turns a CPU function into a node of the graph or folds it when its
+// inputs are known at load time.
 
 // value is what a name in the graph holds while a graph is built: a
 // value is what a name in the graph holds while a graph is built: a
