@@ -54,7 +54,8 @@ var opTable map[string]opDef
 
 func init() {
 	opTable = map[string]opDef{
-		// Element-wise (elementwise.go; the fused chains of them in fuse.go).
+		// Element-wise (elementwise.go, activation.go, binary.go,
+		// variadic.go, softmax.go; the fused chains of them in fuse.go).
 		"Abs":             {build: unaryInt(abs), perImage: batchedFirst, chain: ewUnary(abs)},
 		"Add":             {build: arith(arithAdd), perImage: broadcastPerImage, chain: ewAdd},
 		"Ceil":            {build: unary(ceil), perImage: batchedFirst},
