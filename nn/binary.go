@@ -114,26 +114,16 @@ func bcastArithRows(k arithKind, out []float32, os []int, a []float32, as []int,
 	ia, ib := sa[nd-1], sb[nd-1]
 	// The index and offsets of row r0.
 	idx := make([]int, nd)
-	offA, offB := 0, 0
+	off := []int{0, 0}
 	for d, r := nd-2, r0; d >= 0; d-- {
 		idx[d] = r % os[d]
 		r /= os[d]
-		offA += idx[d] * sa[d]
-		offB += idx[d] * sb[d]
+		off[0] += idx[d] * sa[d]
+		off[1] += idx[d] * sb[d]
 	}
 	for o := r0 * inner; o < r1*inner; o += inner {
-		arithRow(k, out[o:o+inner], a[offA:], ia, b[offB:], ib)
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			offA += sa[d]
-			offB += sb[d]
-			if idx[d] < os[d] {
-				break
-			}
-			offA -= sa[d] * os[d]
-			offB -= sb[d] * os[d]
-			idx[d] = 0
-		}
+		arithRow(k, out[o:o+inner], a[off[0]:], ia, b[off[1]:], ib)
+		nextRow(idx, os, off, sa, sb)
 	}
 }
 

@@ -137,9 +137,9 @@ func bcast3[C, T number](out []T, os []int, c []C, cs []int, x []T, xs []int, y 
 	inner := os[nd-1]
 	ic, ix, iy := sc[nd-1], sx[nd-1], sy[nd-1]
 	idx := make([]int, nd)
-	oc, ox, oy := 0, 0, 0
+	off := []int{0, 0, 0}
 	for o := 0; o < len(out); o += inner {
-		pc, px, py := oc, ox, oy
+		pc, px, py := off[0], off[1], off[2]
 		for j := range out[o : o+inner] {
 			if c[pc] != 0 {
 				out[o+j] = x[px]
@@ -150,18 +150,6 @@ func bcast3[C, T number](out []T, os []int, c []C, cs []int, x []T, xs []int, y 
 			px += ix
 			py += iy
 		}
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			oc += sc[d]
-			ox += sx[d]
-			oy += sy[d]
-			if idx[d] < os[d] {
-				break
-			}
-			oc -= sc[d] * os[d]
-			ox -= sx[d] * os[d]
-			oy -= sy[d] * os[d]
-			idx[d] = 0
-		}
+		nextRow(idx, os, off, sc, sx, sy)
 	}
 }

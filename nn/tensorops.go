@@ -65,26 +65,35 @@ func bcast[T number](out []T, os []int, a []T, as []int, b []T, bs []int, f func
 	inner := os[nd-1]
 	ia, ib := sa[nd-1], sb[nd-1]
 	idx := make([]int, nd)
-	offA, offB := 0, 0
+	off := []int{0, 0}
 	for o := 0; o < len(out); o += inner {
 		dst := out[o : o+inner]
-		pa, pb := offA, offB
+		pa, pb := off[0], off[1]
 		for j := range dst {
 			dst[j] = f(a[pa], b[pb])
 			pa += ia
 			pb += ib
 		}
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			offA += sa[d]
-			offB += sb[d]
-			if idx[d] < os[d] {
-				break
-			}
-			offA -= sa[d] * os[d]
-			offB -= sb[d] * os[d]
-			idx[d] = 0
+		nextRow(idx, os, off, sa, sb)
+	}
+}
+
+// nextRow moves idx, the index over the axes before the last of a row of
+// an output of shape os, to the next row (row-major), and with it each
+// offset off[k] into an operand read with strides st[k].
+func nextRow(idx, os, off []int, st ...[]int) {
+	for d := len(os) - 2; d >= 0; d-- {
+		idx[d]++
+		for k, s := range st {
+			off[k] += s[d]
 		}
+		if idx[d] < os[d] {
+			return
+		}
+		for k, s := range st {
+			off[k] -= s[d] * os[d]
+		}
+		idx[d] = 0
 	}
 }
 
@@ -289,22 +298,14 @@ func transposeGeneral[T number](out, in []T, is []int, perm []int) {
 	}
 	inner, istr := os[nd-1], ps[nd-1]
 	idx := make([]int, nd)
-	off := 0
+	off := []int{0}
 	for o := 0; o < len(out); o += inner {
-		p := off
+		p := off[0]
 		for j := 0; j < inner; j++ {
 			out[o+j] = in[p]
 			p += istr
 		}
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			off += ps[d]
-			if idx[d] < os[d] {
-				break
-			}
-			off -= ps[d] * os[d]
-			idx[d] = 0
-		}
+		nextRow(idx, os, off, ps)
 	}
 }
 
