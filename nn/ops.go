@@ -64,7 +64,7 @@ func init() {
 		"Cos":             {build: unary(cos), perImage: batchedFirst},
 		"Div":             {build: arith(arithDiv), perImage: broadcastPerImage, chain: ewDiv},
 		"Elu":             {build: one(eluOp), perImage: batchedFirst},
-		"Erf":             {build: unary(erf), perImage: batchedFirst, chain: ewErf},
+		"Erf":             {build: unary(erf), perImage: batchedFirst, chain: ewUnary(erf)},
 		"Exp":             {build: unary(exp), perImage: batchedFirst, chain: ewUnary(exp)},
 		"Floor":           {build: unary(floor), perImage: batchedFirst},
 		"HardSigmoid":     {build: one(hardSigmoidOp), perImage: batchedFirst, chain: ewHardSigmoid},
@@ -85,7 +85,7 @@ func init() {
 		"Round":           {build: unary(round), perImage: batchedFirst},
 		"Selu":            {build: one(seluOp), perImage: batchedFirst},
 		"Shrink":          {build: one(shrinkOp), perImage: batchedFirst},
-		"Sigmoid":         {build: unary(sigmoid), perImage: batchedFirst, chain: ewSigmoid},
+		"Sigmoid":         {build: unary(sigmoid), perImage: batchedFirst, chain: ewUnary(sigmoid)},
 		"Sign":            {build: unaryInt(sign), perImage: batchedFirst},
 		"Sin":             {build: unary(sin), perImage: batchedFirst},
 		"Softmax":         {build: one(softmaxOp), perImage: softmaxPerImage},
@@ -94,7 +94,7 @@ func init() {
 		"Sqrt":            {build: unary(sqrt), perImage: batchedFirst, chain: ewUnary(sqrt)},
 		"Sub":             {build: arith(arithSub), perImage: broadcastPerImage, chain: ewSub},
 		"Sum":             {build: variadic(add[float32], add[int64], false), perImage: broadcastPerImage},
-		"Tanh":            {build: unary(tanh), perImage: batchedFirst, chain: ewTanh},
+		"Tanh":            {build: unary(tanh), perImage: batchedFirst, chain: ewUnary(tanh)},
 		"ThresholdedRelu": {build: one(thresholdedReluOp), perImage: batchedFirst},
 
 		// Comparisons, logic and Where (logic.go).
