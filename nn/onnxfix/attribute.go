@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/amt-dev/amt/nn/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -103,15 +104,15 @@ func fixAttribute(b []byte, n *Node) ([]byte, error) {
 			}
 		}
 	}
-	out := appendString(nil, attrName, name)
+	out := pbwire.String(nil, attrName, name)
 	switch typ {
 	case atFloat:
 		out = protowire.AppendTag(out, attrF, protowire.Fixed32Type)
 		out = protowire.AppendFixed32(out, f32)
 	case atInt:
-		out = appendVarintField(out, attrI, i64)
+		out = pbwire.Varint(out, attrI, i64)
 	case atString:
-		out = appendBytes(out, attrS, s)
+		out = pbwire.Bytes(out, attrS, s)
 	case atTensor:
 		if t == nil {
 			return nil, fmt.Errorf("attribute %q: of type TENSOR but holds no tensor", name)
@@ -122,14 +123,14 @@ func fixAttribute(b []byte, n *Node) ([]byte, error) {
 			}
 			n.EmptyAttrs[name] = t.dims
 		}
-		out = appendMsg(out, attrT, t.encode())
+		out = pbwire.Bytes(out, attrT, t.encode())
 	case atFloats:
-		out = appendBytes(out, attrFloats, floats)
+		out = pbwire.Bytes(out, attrFloats, floats)
 	case atInts:
-		out = appendBytes(out, attrInts, ints)
+		out = pbwire.Bytes(out, attrInts, ints)
 	case atStrings:
 		for _, v := range strs {
-			out = appendBytes(out, attrStrings, v)
+			out = pbwire.Bytes(out, attrStrings, v)
 		}
 	default:
 		// Graphs, tensor lists, sparse tensors, types, or nothing: passed on
@@ -137,5 +138,5 @@ func fixAttribute(b []byte, n *Node) ([]byte, error) {
 		// operator) as unsupported.
 		typ = atUndefined
 	}
-	return appendVarintField(out, attrType, typ), nil
+	return pbwire.Varint(out, attrType, typ), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/amt-dev/amt/nn/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -54,7 +55,7 @@ func fix(b []byte) ([]byte, *Model, error) {
 			if domain == "" || domain == "ai.onnx" {
 				m.Opset = version
 			}
-			opsets = appendMsg(opsets, modelOpsetImport, appendVarintField(appendString(nil, opsetDomain, domain), opsetVersion, uint64(version)))
+			opsets = pbwire.Bytes(opsets, modelOpsetImport, pbwire.Varint(pbwire.String(nil, opsetDomain, domain), opsetVersion, uint64(version)))
 		}
 		return nil
 	})
@@ -74,9 +75,9 @@ func fix(b []byte) ([]byte, *Model, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph: %w", err)
 	}
-	out := appendVarintField(nil, modelIRVersion, uint64(m.IRVersion))
+	out := pbwire.Varint(nil, modelIRVersion, uint64(m.IRVersion))
 	out = append(out, opsets...)
-	out = appendMsg(out, modelGraph, g)
+	out = pbwire.Bytes(out, modelGraph, g)
 	return out, m, nil
 }
 
@@ -118,7 +119,7 @@ func fixGraph(b []byte, g *Graph) ([]byte, error) {
 				return fmt.Errorf("node %d: %w", len(g.Nodes), err)
 			}
 			g.Nodes = append(g.Nodes, n)
-			out = appendMsg(out, graphNode, nb)
+			out = pbwire.Bytes(out, graphNode, nb)
 		case graphInitializer:
 			if err := f.want(protowire.BytesType, "initializer"); err != nil {
 				return err
@@ -137,7 +138,7 @@ func fixGraph(b []byte, g *Graph) ([]byte, error) {
 			if t.empty() {
 				g.Empty[t.name] = t.dims
 			}
-			out = appendMsg(out, graphInitializer, t.encode())
+			out = pbwire.Bytes(out, graphInitializer, t.encode())
 		case graphSparseInit:
 			return errors.New("sparse initializers are not supported")
 		case graphInput, graphOutput:
@@ -157,13 +158,13 @@ func fixGraph(b []byte, g *Graph) ([]byte, error) {
 			}
 			// Only the name is passed on: onnx-go would allocate a tensor
 			// of the declared shape.
-			vb := appendString(nil, valueName, v.Name)
+			vb := pbwire.String(nil, valueName, v.Name)
 			if f.num == graphInput {
 				g.Inputs = append(g.Inputs, v)
-				ins = appendMsg(ins, graphInput, vb)
+				ins = pbwire.Bytes(ins, graphInput, vb)
 			} else {
 				g.Outputs = append(g.Outputs, v)
-				outs = appendMsg(outs, graphOutput, vb)
+				outs = pbwire.Bytes(outs, graphOutput, vb)
 			}
 		}
 		return nil
@@ -183,14 +184,14 @@ func fixNode(b []byte, n *Node) ([]byte, error) {
 			s, err := f.str(fmt.Sprintf("input %d", len(n.Inputs)))
 			n.Inputs = append(n.Inputs, s)
 			if err == nil {
-				out = appendString(out, nodeInput, s)
+				out = pbwire.String(out, nodeInput, s)
 			}
 			return err
 		case nodeOutput:
 			s, err := f.str(fmt.Sprintf("output %d", len(n.Outputs)))
 			n.Outputs = append(n.Outputs, s)
 			if err == nil {
-				out = appendString(out, nodeOutput, s)
+				out = pbwire.String(out, nodeOutput, s)
 			}
 			return err
 		case nodeName:
@@ -213,7 +214,7 @@ func fixNode(b []byte, n *Node) ([]byte, error) {
 			if err != nil {
 				return err
 			}
-			out = appendMsg(out, nodeAttribute, ab)
+			out = pbwire.Bytes(out, nodeAttribute, ab)
 		}
 		return nil
 	})
@@ -223,10 +224,10 @@ func fixNode(b []byte, n *Node) ([]byte, error) {
 	if n.OpType == "" {
 		return nil, errors.New("no op_type")
 	}
-	out = appendString(out, nodeName, n.Name)
-	out = appendString(out, nodeOpType, n.OpType)
+	out = pbwire.String(out, nodeName, n.Name)
+	out = pbwire.String(out, nodeOpType, n.OpType)
 	if n.Domain != "" {
-		out = appendString(out, nodeDomain, n.Domain)
+		out = pbwire.String(out, nodeDomain, n.Domain)
 	}
 	return out, nil
 }

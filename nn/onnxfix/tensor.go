@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/amt-dev/amt/nn/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -186,12 +187,12 @@ func (t *tensorMsg) encode() []byte {
 		pd = protowire.AppendVarint(pd, uint64(d))
 	}
 	if len(pd) > 0 {
-		out = appendBytes(out, tensorDims, pd)
+		out = pbwire.Bytes(out, tensorDims, pd)
 	}
-	out = appendVarintField(out, tensorDataType, t.dtype)
-	out = appendString(out, tensorName, t.name)
+	out = pbwire.Varint(out, tensorDataType, t.dtype)
+	out = pbwire.String(out, tensorName, t.name)
 	if !typed {
-		return appendBytes(out, tensorRawData, raw)
+		return pbwire.Bytes(out, tensorRawData, raw)
 	}
 	var data []byte
 	var num protowire.Number
@@ -217,5 +218,5 @@ func (t *tensorMsg) encode() []byte {
 			data = protowire.AppendVarint(data, uint64(int64(int32(v))))
 		}
 	}
-	return appendBytes(out, num, data)
+	return pbwire.Bytes(out, num, data)
 }
