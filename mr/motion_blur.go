@@ -36,8 +36,7 @@ func (c MotionBlur) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 }
 
 func (c MotionBlur) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("motion_blur", src)
-	mustSeverity("motion_blur", c.Severity)
+	mustCorruption("motion_blur", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][2]float64{{6, 1}, {6, 1.5}, {6, 2}, {8, 2}, {9, 2.5}},
 		[5][2]float64{{10, 3}, {15, 5}, {15, 8}, {15, 12}, {20, 15}})

@@ -51,8 +51,7 @@ func (c Spatter) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 }
 
 func (c Spatter) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("spatter", src)
-	mustSeverity("spatter", c.Severity)
+	mustCorruption("spatter", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][6]float64{{0.62, 0.1, 0.7, 0.7, 0.5, 0}, {0.65, 0.1, 0.8, 0.7, 0.5, 0}, {0.65, 0.3, 1, 0.69, 0.5, 0}, {0.65, 0.1, 0.7, 0.69, 0.6, 1}, {0.65, 0.1, 0.5, 0.68, 0.6, 1}},
 		[5][6]float64{{0.65, 0.3, 4, 0.69, 0.6, 0}, {0.65, 0.3, 3, 0.68, 0.6, 0}, {0.65, 0.3, 2, 0.68, 0.5, 0}, {0.65, 0.3, 1, 0.65, 1.5, 1}, {0.67, 0.4, 1, 0.65, 1.5, 1}})
