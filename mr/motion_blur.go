@@ -57,7 +57,7 @@ func (MotionBlur) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepB
 // edge (the default virtual-pixel method); the sum is taken on the
 // 16-bit quantum (v·257), rounded (ClampToQuantum), and scaled back to
 // 8 bits as ImageMagick 6.9.11 Q16 writes an 8-bit PNG: q/257 truncated
-// (found by measurement; rounding instead was 1 level off on half the
+// (what its output matches; rounding would be 1 level off on half the
 // values).
 func magickMotionBlur(dst, src []uint8, w, h, ch int, radius, sigma, angle float64) {
 	width := int(2*math.Ceil(radius) + 1)

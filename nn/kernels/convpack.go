@@ -99,8 +99,7 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1, r0, r1, ph int) {
 	// straight into the phase planes (plane values apart), in strips of 8
 	// patches, the last at wph − 8 (overlapping the one before when wph is
 	// no multiple of 8: values written twice, the same) instead of through the
-	// buffer and a copy per phase: a ViT /16 patch embedding's 3×224×224
-	// input 134–163 → 22–29 µs on one thread (AMD EPYC Zen 4).
+	// buffer and a copy per phase, which saves a pass over the input.
 	var buf [transposeRowMax]float32
 	whole := s.PadLeft == 0 && s.InW == sw*c.wph && s.InW <= len(buf) && !slices.Contains(c.colPhase, false)
 	even := sw >= 8 && whole
@@ -108,9 +107,7 @@ func (c *Conv) padInput(pad, in []float32, ch0, ch1, r0, r1, ph int) {
 	// Stride 4 on such rows (ConvNeXt's 4×4 patchify stem): deinterleave
 	// twice, the row into its even and odd columns (phases 0 and 2, 1 and
 	// 3, interleaved), then each of those into its two phases' planes,
-	// instead of the strided loop per phase: ConvNeXt's 3×224×224 input
-	// 111–129 → 30–43 µs on one thread (AMD EPYC Zen 4; the whole model's
-	// change within the noise of its 4 ms).
+	// with vector shuffles instead of the strided scalar loop per phase.
 	quad := sw == 4 && whole
 	for ch := ch0; ch < ch1; ch++ {
 		for y := y0; y < y1; y++ {

@@ -10,9 +10,9 @@ import (
 // their packed A panels, one 64-byte line per 4 depth steps (the 16 bytes
 // a panel advances per step). Inside a model the weights of a layer come
 // from memory rather than cache (the layers before evicted them), and a
-// tile's sweep down a column panel reads them once: measured on a Zen 4
-// VM (interleaved, medians), yolov3-tiny on one core 43.8 → 41.1 ms and
-// SqueezeNet b1 on two 3.84 → 3.39 ms; SqueezeNet b60 within the noise.
+// tile's sweep down a column panel reads them once, so fetching them
+// ahead hides the memory latency the loads would otherwise wait for; at
+// large batches, where the weights stay in cache, it costs nothing.
 const aPrefetch = 1024
 
 // Register plan: accumulators Z0..Z(R·V−1) (row r, vector v in

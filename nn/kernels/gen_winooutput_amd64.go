@@ -453,9 +453,9 @@ func deinterleave(w int) {
 		p("\tLEAQ (DI)(CX*4), DI")
 		p("\tJMP last")
 	} else {
-		// Two pairs at a time in the low 128 bits (VMASKMOVPS, which
-		// would take all 1–7 at once, is slower than the scalar loop on
-		// AMD Zen 4), the last one alone.
+		// Two pairs at a time in the low 128 bits, the last one alone:
+		// VMASKMOVPS would take all 1–7 at once but is microcoded and slow
+		// on some processors (AMD's among them).
 		p("\tCMPQ CX, $2")
 		p("\tJLT one")
 		p("\tVMOVUPS (SI), X0")

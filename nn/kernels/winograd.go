@@ -13,13 +13,12 @@ package kernels
 //	Aᵀ = [1 1 1 0; 0 1 −1 −1]
 
 // winogradPays reports whether NewConv prefers Winograd to the shifted
-// GEMM for a shape it applies to. Measured with BenchmarkConv on the
-// shipped models' 3×3 stride-1 layers (one core, GFLOP of the direct
-// method per CPU-second, interleaved runs, AVX-512 and AVX2), Winograd is
-// 1.2–1.85 times faster on all of them, including the small-image,
-// large-weight ones (13×13, 256×512 channels and more: 1.2–1.4×, though its
-// GEMMs compute the 49 tiles as 64 columns), except with few input
-// channels, where its GEMMs are too shallow. The choice depends on the
+// GEMM for a shape it applies to: whenever the layer has at least 8 input
+// channels. Winograd does 2.25× fewer multiplications, which outweighs its
+// transforms on every 3×3 stride-1 layer of the shipped models (see
+// BenchmarkConv), including the small-image, large-weight ones whose
+// GEMMs compute the 49 tiles of a 13×13 image as 64 columns; with fewer
+// input channels its GEMMs are too shallow to pay. The choice depends on the
 // shape only, never on the kernel set or the machine, so that results are
 // the same everywhere.
 func winogradPays(s ConvShape) bool { return s.InC >= 8 }
@@ -101,12 +100,8 @@ func (c *Conv) prepareWinograd(weight, bias []float32) {
 	// channels an odd number of lines apart. A GEMM reads a row of V per
 	// channel in its depth loop (and writes a row of M per output
 	// channel): 16·stride values apart, a multiple of 1 KiB (of 4 KiB on
-	// 16×16 images), those rows fell in a few of the L1 cache's 64 sets
-	// and evicted each other. One thread, AMD EPYC Zen 4, the 16 GEMMs of
-	// one block, avx2: 13×13 image, 512 channels 6.3–6.8 → 3.7–4.4 ms;
-	// 52×52, 128: 290 → 149 µs; 55×55, 16: 38–40 → 15–16 µs; 16×16, 32:
-	// 25–28 → 20.5 µs; avx512: 55×55, 16: 29–30 → 25 µs, others within
-	// noise.
+	// 16×16 images), those rows would fall in a few of the L1 cache's 64
+	// sets and evict each other; the extra line spreads them over all sets.
 	wg.pitch = 16*wg.stride + 16
 	wg.offs = make([]int, ic)
 	for p := range wg.offs {

@@ -17,15 +17,11 @@ type winoEpilogue struct {
 //
 // The vector transforms compute w tiles per step (16 for AVX-512, 8 for
 // AVX2), one lane each, along a row of tiles. On rows of 4 tiles (images 8
-// wide: ResNet-20's last stage), or 8 with AVX-512 (16 wide), a step used
-// to cover one row, leaving lanes unused; winoInputRows* and
-// winoOutputRows* cover w/n rows per step instead, each lane group loaded
-// from (and stored to) its own row, with the same arithmetic:
-// bit-identical results. AVX-512, one thread,
-// AMD EPYC Zen 4: the input transform of an 8×8 layer of 64 channels 4.6 →
-// 1.6 µs, its output transform 3.5 → 1.3 µs; of a 16×16 layer of 32
-// channels 3.9 → 1.9 and 3.2 → 1.75 µs; ResNet-20 at batch 1 on two
-// threads 0.45 → 0.40 ms (with deinterleave's masked tail).
+// wide: ResNet-20's last stage), or 8 with AVX-512 (16 wide), a step over
+// one row would leave lanes unused; winoInputRows* and winoOutputRows*
+// cover w/n rows per step instead, each lane group loaded from (and
+// stored to) its own row, with the same arithmetic: bit-identical
+// results, with every lane busy.
 func winoInput(ks *kernelSet, v []float32, vStride int, src []float32, hw, n, tileRows int) {
 	if ks.isa == isaGeneric {
 		winoInputGo(v, vStride, src, hw, n, tileRows)
