@@ -186,28 +186,16 @@ func toRGB(m image.Image) rgb.Image {
 	w, h := b.Dx(), b.Dy()
 	switch s := m.(type) {
 	case *image.YCbCr:
-		dst := rgb.New(w, h)
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				yi := s.YOffset(b.Min.X+x, b.Min.Y+y)
-				ci := s.COffset(b.Min.X+x, b.Min.Y+y)
-				r, g, bl := color.YCbCrToRGB(s.Y[yi], s.Cb[ci], s.Cr[ci])
-				i := (y*w + x) * 3
-				dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = r, g, bl
-			}
-		}
-		return dst
+		return fromPixels(w, h, func(x, y int) (uint8, uint8, uint8) {
+			yi := s.YOffset(b.Min.X+x, b.Min.Y+y)
+			ci := s.COffset(b.Min.X+x, b.Min.Y+y)
+			return color.YCbCrToRGB(s.Y[yi], s.Cb[ci], s.Cr[ci])
+		})
 	case *image.CMYK:
-		dst := rgb.New(w, h)
-		for y := 0; y < h; y++ {
-			row := s.Pix[y*s.Stride:]
-			for x := 0; x < w; x++ {
-				r, g, bl := color.CMYKToRGB(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])
-				i := (y*w + x) * 3
-				dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = r, g, bl
-			}
-		}
-		return dst
+		return fromPixels(w, h, func(x, y int) (uint8, uint8, uint8) {
+			p := s.Pix[y*s.Stride+4*x:]
+			return color.CMYKToRGB(p[0], p[1], p[2], p[3])
+		})
 	case *image.NRGBA:
 		dst := rgb.New(w, h)
 		for y := 0; y < h; y++ {
@@ -218,15 +206,10 @@ func toRGB(m image.Image) rgb.Image {
 		}
 		return dst
 	case *image.NRGBA64:
-		dst := rgb.New(w, h)
-		for y := 0; y < h; y++ {
-			row := s.Pix[y*s.Stride:]
-			for x := 0; x < w; x++ {
-				i := (y*w + x) * 3
-				dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = row[8*x], row[8*x+2], row[8*x+4]
-			}
-		}
-		return dst
+		return fromPixels(w, h, func(x, y int) (uint8, uint8, uint8) {
+			p := s.Pix[y*s.Stride+8*x:]
+			return p[0], p[2], p[4] // the high bytes
+		})
 	case *image.Paletted:
 		pal := make([][3]uint8, len(s.Palette))
 		for i, c := range s.Palette {
@@ -247,4 +230,16 @@ func toRGB(m image.Image) rgb.Image {
 		return dst
 	}
 	return rgb.FromImage(m)
+}
+
+// fromPixels returns the w×h image whose pixel (x, y) is at(x, y).
+func fromPixels(w, h int, at func(x, y int) (r, g, b uint8)) rgb.Image {
+	dst := rgb.New(w, h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := (y*w + x) * 3
+			dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = at(x, y)
+		}
+	}
+	return dst
 }

@@ -16,8 +16,7 @@ func (c BrightnessC) Name() string { return sevName("brightness_c", c.Severity) 
 
 // Apply implements Relation.
 func (c BrightnessC) Apply(src rgb.Image) rgb.Image {
-	mustValid("brightness_c", src)
-	mustSeverity("brightness_c", c.Severity)
+	mustCorruption("brightness_c", src, c.Severity)
 	add := pick(src, c.Severity, [5]float64{.05, .1, .15, .2, .3}, [5]float64{.1, .2, .3, .4, .5})
 	return mapHSV(src, func(h, s, v float64) (float64, float64, float64) {
 		return h, s, min(max(v+add, 0), 1)

@@ -15,8 +15,7 @@ func (c Contrast) Name() string { return sevName("contrast", c.Severity) }
 
 // Apply implements Relation.
 func (c Contrast) Apply(src rgb.Image) rgb.Image {
-	mustValid("contrast", src)
-	mustSeverity("contrast", c.Severity)
+	mustCorruption("contrast", src, c.Severity)
 	k := pick(src, c.Severity, [5]float64{.75, .5, .4, .3, .15}, [5]float64{.4, .3, .2, .1, .05})
 	dst := rgb.New(src.W, src.H)
 	n := src.W * src.H

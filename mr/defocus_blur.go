@@ -25,8 +25,7 @@ func (c DefocusBlur) Name() string { return sevName("defocus_blur", c.Severity) 
 
 // Apply implements Relation.
 func (c DefocusBlur) Apply(src rgb.Image) rgb.Image {
-	mustValid("defocus_blur", src)
-	mustSeverity("defocus_blur", c.Severity)
+	mustCorruption("defocus_blur", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][2]float64{{0.3, 0.4}, {0.4, 0.5}, {0.5, 0.6}, {1, 0.2}, {1.5, 0.1}},
 		[5][2]float64{{3, 0.1}, {4, 0.5}, {6, 0.5}, {8, 0.5}, {10, 0.5}})

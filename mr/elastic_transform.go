@@ -44,8 +44,7 @@ func (c ElasticTransform) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 }
 
 func (c ElasticTransform) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("elastic_transform", src)
-	mustSeverity("elastic_transform", c.Severity)
+	mustCorruption("elastic_transform", src, c.Severity)
 	const cs, is = 32.0, 244.0
 	p := pick(src, c.Severity,
 		[5][3]float64{{cs * 0, cs * 0, cs * 0.08}, {cs * 0.05, cs * 0.2, cs * 0.07}, {cs * 0.08, cs * 0.06, cs * 0.06}, {cs * 0.1, cs * 0.04, cs * 0.05}, {cs * 0.1, cs * 0.03, cs * 0.03}},

@@ -29,8 +29,7 @@ func (c Fog) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, Rand(0, sr
 func (c Fog) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image { return c.apply(src, rngDraws{rng}) }
 
 func (c Fog) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("fog", src)
-	mustSeverity("fog", c.Severity)
+	mustCorruption("fog", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][2]float64{{.2, 3}, {.5, 3}, {0.75, 2.5}, {1, 2}, {1.5, 1.75}},
 		[5][2]float64{{1.5, 2}, {2., 2}, {2.5, 1.7}, {2.5, 1.5}, {3., 1.4}})

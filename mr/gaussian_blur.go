@@ -16,8 +16,7 @@ func (c GaussianBlur) Name() string { return sevName("gaussian_blur", c.Severity
 
 // Apply implements Relation.
 func (c GaussianBlur) Apply(src rgb.Image) rgb.Image {
-	mustValid("gaussian_blur", src)
-	mustSeverity("gaussian_blur", c.Severity)
+	mustCorruption("gaussian_blur", src, c.Severity)
 	sigma := pick(src, c.Severity, [5]float64{.4, .6, .7, .8, 1}, [5]float64{1, 2, 3, 4, 6})
 	if src.W == 0 || src.H == 0 {
 		return rgb.New(src.W, src.H)

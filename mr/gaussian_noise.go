@@ -23,8 +23,7 @@ func (c GaussianNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, 
 
 // ApplyRand implements Random.
 func (c GaussianNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
-	mustValid("gaussian_noise", src)
-	mustSeverity("gaussian_noise", c.Severity)
+	mustCorruption("gaussian_noise", src, c.Severity)
 	sd := pick(src, c.Severity, [5]float64{0.04, 0.06, .08, .09, .10}, [5]float64{.08, .12, 0.18, 0.26, 0.38})
 	dst := rgb.New(src.W, src.H)
 	for i, v := range src.Pix {

@@ -39,8 +39,7 @@ func (c GlassBlur) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 }
 
 func (c GlassBlur) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("glass_blur", src)
-	mustSeverity("glass_blur", c.Severity)
+	mustCorruption("glass_blur", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][3]float64{{0.05, 1, 1}, {0.25, 1, 1}, {0.4, 1, 1}, {0.25, 1, 2}, {0.4, 1, 2}},
 		[5][3]float64{{0.7, 1, 2}, {0.9, 2, 1}, {1, 2, 3}, {1.1, 3, 2}, {1.5, 4, 2}})

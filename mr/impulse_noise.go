@@ -25,8 +25,7 @@ func (c ImpulseNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, R
 
 // ApplyRand implements Random.
 func (c ImpulseNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
-	mustValid("impulse_noise", src)
-	mustSeverity("impulse_noise", c.Severity)
+	mustCorruption("impulse_noise", src, c.Severity)
 	amount := pick(src, c.Severity, [5]float64{.01, .02, .03, .05, .07}, [5]float64{.03, .06, .09, 0.17, 0.27})
 	dst := rgb.New(src.W, src.H)
 	for i, v := range src.Pix {

@@ -23,8 +23,7 @@ func (c JPEGCompression) Name() string { return sevName("jpeg_compression", c.Se
 
 // Apply implements Relation.
 func (c JPEGCompression) Apply(src rgb.Image) rgb.Image {
-	mustValid("jpeg_compression", src)
-	mustSeverity("jpeg_compression", c.Severity)
+	mustCorruption("jpeg_compression", src, c.Severity)
 	q := pick(src, c.Severity, [5]int{80, 65, 58, 50, 40}, [5]int{25, 18, 15, 10, 7})
 	w, h := src.W, src.H
 	if w == 0 || h == 0 {

@@ -208,25 +208,11 @@ func fdctIslow(d *[64]int32) {
 			z1 := (tmp12 + tmp13) * fix0_541
 			*e(2) = descale(z1+tmp13*fix0_765, sh)
 			*e(6) = descale(z1+tmp12*-fix1_847, sh)
-			z1 = tmp4 + tmp7
-			z2 := tmp5 + tmp6
-			z3 := tmp4 + tmp6
-			z4 := tmp5 + tmp7
-			z5 := (z3 + z4) * fix1_175
-			tmp4 *= fix0_298
-			tmp5 *= fix2_053
-			tmp6 *= fix3_072
-			tmp7 *= fix1_501
-			z1 *= -fix0_899
-			z2 *= -fix2_562
-			z3 *= -fix1_961
-			z4 *= -fix0_390
-			z3 += z5
-			z4 += z5
-			*e(7) = descale(tmp4+z1+z3, sh)
-			*e(5) = descale(tmp5+z2+z4, sh)
-			*e(3) = descale(tmp6+z2+z3, sh)
-			*e(1) = descale(tmp7+z1+z4, sh)
+			o7, o5, o3, o1 := oddPart(tmp4, tmp5, tmp6, tmp7)
+			*e(7) = descale(o7, sh)
+			*e(5) = descale(o5, sh)
+			*e(3) = descale(o3, sh)
+			*e(1) = descale(o1, sh)
 		}
 	}
 }
@@ -256,26 +242,7 @@ func idctIslow(d *[64]int32) {
 			tmp1 := (e(0) - e(4)) << jcBits
 			tmp10, tmp13 := tmp0+tmp3, tmp0-tmp3
 			tmp11, tmp12 := tmp1+tmp2, tmp1-tmp2
-			tmp0, tmp1, tmp2, tmp3 = e(7), e(5), e(3), e(1)
-			z1 = tmp0 + tmp3
-			z2 = tmp1 + tmp2
-			z3 = tmp0 + tmp2
-			z4 := tmp1 + tmp3
-			z5 := (z3 + z4) * fix1_175
-			tmp0 *= fix0_298
-			tmp1 *= fix2_053
-			tmp2 *= fix3_072
-			tmp3 *= fix1_501
-			z1 *= -fix0_899
-			z2 *= -fix2_562
-			z3 *= -fix1_961
-			z4 *= -fix0_390
-			z3 += z5
-			z4 += z5
-			tmp0 += z1 + z3
-			tmp1 += z2 + z4
-			tmp2 += z2 + z3
-			tmp3 += z1 + z4
+			tmp0, tmp1, tmp2, tmp3 = oddPart(e(7), e(5), e(3), e(1))
 			o := func(i int, v int32) {
 				v = descale(v, sh)
 				if pass == 1 {
@@ -293,6 +260,31 @@ func idctIslow(d *[64]int32) {
 			o(4, tmp13-tmp0)
 		}
 	}
+}
+
+// oddPart is the odd part shared by jfdctint.c and jidctint.c (the
+// rotation through z1…z5): for the inputs t0…t3 (tmp4…tmp7 of the forward
+// DCT, elements 7, 5, 3, 1 of the inverse) it returns the undescaled
+// results t0·FIX(0.298631336) + z1 + z3, t1·FIX(2.053119869) + z2 + z4,
+// t2·FIX(3.072711026) + z2 + z3 and t3·FIX(1.501321110) + z1 + z4.
+// The arithmetic is int32, so the grouping of the sums does not matter.
+func oddPart(t0, t1, t2, t3 int32) (o0, o1, o2, o3 int32) {
+	z1 := t0 + t3
+	z2 := t1 + t2
+	z3 := t0 + t2
+	z4 := t1 + t3
+	z5 := (z3 + z4) * fix1_175
+	t0 *= fix0_298
+	t1 *= fix2_053
+	t2 *= fix3_072
+	t3 *= fix1_501
+	z1 *= -fix0_899
+	z2 *= -fix2_562
+	z3 *= -fix1_961
+	z4 *= -fix0_390
+	z3 += z5
+	z4 += z5
+	return t0 + z1 + z3, t1 + z2 + z4, t2 + z2 + z3, t3 + z1 + z4
 }
 
 // rangeLimit is jidctint's range_limit[x & RANGE_MASK] with the centre

@@ -36,8 +36,7 @@ func (c MotionBlur) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 }
 
 func (c MotionBlur) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("motion_blur", src)
-	mustSeverity("motion_blur", c.Severity)
+	mustCorruption("motion_blur", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][2]float64{{6, 1}, {6, 1.5}, {6, 2}, {8, 2}, {9, 2.5}},
 		[5][2]float64{{10, 3}, {15, 5}, {15, 8}, {15, 12}, {20, 15}})
@@ -58,7 +57,7 @@ func (MotionBlur) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepB
 // edge (the default virtual-pixel method); the sum is taken on the
 // 16-bit quantum (v·257), rounded (ClampToQuantum), and scaled back to
 // 8 bits as ImageMagick 6.9.11 Q16 writes an 8-bit PNG: q/257 truncated
-// (found by measurement; rounding instead was 1 level off on half the
+// (what its output matches; rounding would be 1 level off on half the
 // values).
 func magickMotionBlur(dst, src []uint8, w, h, ch int, radius, sigma, angle float64) {
 	width := int(2*math.Ceil(radius) + 1)

@@ -18,8 +18,7 @@ func (c Pixelate) Name() string { return sevName("pixelate", c.Severity) }
 
 // Apply implements Relation.
 func (c Pixelate) Apply(src rgb.Image) rgb.Image {
-	mustValid("pixelate", src)
-	mustSeverity("pixelate", c.Severity)
+	mustCorruption("pixelate", src, c.Severity)
 	k := pick(src, c.Severity, [5]float64{0.95, 0.9, 0.85, 0.75, 0.65}, [5]float64{0.6, 0.5, 0.4, 0.3, 0.25})
 	w, h := max(int(float64(src.W)*k), 1), max(int(float64(src.H)*k), 1)
 	if src.W == 0 || src.H == 0 {

@@ -17,8 +17,7 @@ func (c Saturate) Name() string { return sevName("saturate", c.Severity) }
 
 // Apply implements Relation.
 func (c Saturate) Apply(src rgb.Image) rgb.Image {
-	mustValid("saturate", src)
-	mustSeverity("saturate", c.Severity)
+	mustCorruption("saturate", src, c.Severity)
 	ab := pick(src, c.Severity,
 		[5][2]float64{{0.3, 0}, {0.1, 0}, {1.5, 0}, {2, 0.1}, {2.5, 0.2}},
 		[5][2]float64{{0.3, 0}, {0.1, 0}, {2, 0}, {5, 0.1}, {20, 0.2}})

@@ -49,9 +49,12 @@ func corruption(name, summary string, mk func(s int) Relation) Info {
 // sevName is a corruption's relation name ("gaussian_noise:3").
 func sevName(name string, s int) string { return scenario.Key(name, float64(s)) }
 
-// mustSeverity panics with checkSeverity's error (Apply of a corruption
-// built by hand at an invalid severity).
-func mustSeverity(name string, s int) {
+// mustCorruption checks the arguments of corruption name's Apply: it
+// panics when src is not a valid image (mustValid), then with
+// checkSeverity's error when the severity s is invalid (a corruption
+// built by hand).
+func mustCorruption(name string, src rgb.Image, s int) {
+	mustValid(name, src)
 	mustParam(checkSeverity(name, float64(s)))
 }
 

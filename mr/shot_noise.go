@@ -23,8 +23,7 @@ func (c ShotNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, Rand
 
 // ApplyRand implements Random.
 func (c ShotNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
-	mustValid("shot_noise", src)
-	mustSeverity("shot_noise", c.Severity)
+	mustCorruption("shot_noise", src, c.Severity)
 	k := pick(src, c.Severity, [5]float64{500, 250, 100, 75, 50}, [5]float64{60, 25, 12, 5, 3})
 	dst := rgb.New(src.W, src.H)
 	for i, v := range src.Pix {

@@ -42,8 +42,7 @@ func (c Snow) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, Rand(0, s
 func (c Snow) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image { return c.apply(src, rngDraws{rng}) }
 
 func (c Snow) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("snow", src)
-	mustSeverity("snow", c.Severity)
+	mustCorruption("snow", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][7]float64{{0.1, 0.2, 1, 0.6, 8, 3, 0.95}, {0.1, 0.2, 1, 0.5, 10, 4, 0.9}, {0.15, 0.3, 1.75, 0.55, 10, 4, 0.9}, {0.25, 0.3, 2.25, 0.6, 12, 6, 0.85}, {0.3, 0.3, 1.25, 0.65, 14, 12, 0.8}},
 		[5][7]float64{{0.1, 0.3, 3, 0.5, 10, 4, 0.8}, {0.2, 0.3, 2, 0.5, 12, 4, 0.7}, {0.55, 0.3, 4, 0.9, 12, 8, 0.7}, {0.55, 0.3, 4.5, 0.85, 12, 8, 0.65}, {0.55, 0.3, 2.5, 0.85, 12, 12, 0.55}})

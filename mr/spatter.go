@@ -51,8 +51,7 @@ func (c Spatter) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 }
 
 func (c Spatter) apply(src rgb.Image, d draws) rgb.Image {
-	mustValid("spatter", src)
-	mustSeverity("spatter", c.Severity)
+	mustCorruption("spatter", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][6]float64{{0.62, 0.1, 0.7, 0.7, 0.5, 0}, {0.65, 0.1, 0.8, 0.7, 0.5, 0}, {0.65, 0.3, 1, 0.69, 0.5, 0}, {0.65, 0.1, 0.7, 0.69, 0.6, 1}, {0.65, 0.1, 0.5, 0.68, 0.6, 1}},
 		[5][6]float64{{0.65, 0.3, 4, 0.69, 0.6, 0}, {0.65, 0.3, 3, 0.68, 0.6, 0}, {0.65, 0.3, 2, 0.68, 0.5, 0}, {0.65, 0.3, 1, 0.65, 1.5, 1}, {0.67, 0.4, 1, 0.65, 1.5, 1}})
@@ -279,12 +278,7 @@ func boxBlur3F32(img []float32, w, h int) []uint8 {
 	out := make([]uint8, w*h)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			s := 0.0
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					s += float64(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
-				}
-			}
+			s := sum3x3[float64](img, w, h, x, y)
 			out[y*w+x] = uint8(float32(s * (1.0 / 9)))
 		}
 	}
@@ -298,16 +292,23 @@ func boxBlur3U8(img []uint8, w, h int) []uint8 {
 	out := make([]uint8, w*h)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			s := 0
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					s += int(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
-				}
-			}
+			s := sum3x3[int](img, w, h, x, y)
 			out[y*w+x] = uint8(((s + 4) * 7282) >> 16)
 		}
 	}
 	return out
+}
+
+// sum3x3 is the sum, in S and row by row, of the 3×3 neighbourhood of
+// (x, y) in the w×h image img (border reflect-101).
+func sum3x3[S int | float64, T uint8 | float32](img []T, w, h, x, y int) S {
+	var s S
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			s += S(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
+		}
+	}
+	return s
 }
 
 // filter3x3U8 is cv2.filter2D(img, CV_8U, k) of a byte image with an

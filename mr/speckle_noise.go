@@ -23,8 +23,7 @@ func (c SpeckleNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, R
 
 // ApplyRand implements Random.
 func (c SpeckleNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
-	mustValid("speckle_noise", src)
-	mustSeverity("speckle_noise", c.Severity)
+	mustCorruption("speckle_noise", src, c.Severity)
 	sd := pick(src, c.Severity, [5]float64{.06, .1, .12, .16, .2}, [5]float64{.15, .2, 0.35, 0.45, 0.6})
 	dst := rgb.New(src.W, src.H)
 	for i, v := range src.Pix {

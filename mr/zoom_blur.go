@@ -28,8 +28,7 @@ func (c ZoomBlur) Name() string { return sevName("zoom_blur", c.Severity) }
 
 // Apply implements Relation.
 func (c ZoomBlur) Apply(src rgb.Image) rgb.Image {
-	mustValid("zoom_blur", src)
-	mustSeverity("zoom_blur", c.Severity)
+	mustCorruption("zoom_blur", src, c.Severity)
 	p := pick(src, c.Severity,
 		[5][2]float64{{1.06, .01}, {1.11, .01}, {1.16, .01}, {1.21, .01}, {1.26, .01}},
 		[5][2]float64{{1.11, .01}, {1.16, .01}, {1.21, .02}, {1.26, .02}, {1.31, .03}})

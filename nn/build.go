@@ -14,10 +14,11 @@ import (
 // The graph builder: it compiles the nodes of a program, in order, into a
 // Gorgonia graph for one batch size. What each operator does is in the
 // operator table (ops.go) and the files of the operator families
-// (elementwise.go, shape.go, conv.go, gemm.go, reduce.go, resize.go); this
-// file holds what they share: the values a name stands for, attribute
-// access, inputs, errors, and emit, which turns a CPU function into a node
-// of the graph or folds it when its inputs are known at load time.
+// (elementwise.go, binary.go, reshape.go, concat.go, gather.go, …, conv.go,
+// gemm.go, reduce.go, resize.go); this file holds what they share: the
+// values a name stands for, attribute access, inputs, errors, and emit,
+// which turns a CPU function into a node of the graph or folds it when its
+// inputs are known at load time.
 
 // value is what a name in the graph holds while a graph is built: a
 // value is what a name in the graph holds while a graph is built: a
@@ -235,62 +236,26 @@ func (a *attrs) get(name string) (any, bool) {
 	return v, ok
 }
 
-func (a *attrs) int(name string, def int64) int64 {
-	v, ok := a.get(name)
-	if !ok {
-		return def
-	}
-	x, ok := v.(int64)
-	if !ok {
-		fail("attribute %q is %T, want an int", name, v)
-	}
-	return x
-}
+func (a *attrs) int(name string, def int64) int64 { return attrOf(a, name, def, "an int") }
 
-func (a *attrs) ints(name string, def []int64) []int64 {
-	v, ok := a.get(name)
-	if !ok {
-		return def
-	}
-	x, ok := v.([]int64)
-	if !ok {
-		fail("attribute %q is %T, want ints", name, v)
-	}
-	return x
-}
+func (a *attrs) ints(name string, def []int64) []int64 { return attrOf(a, name, def, "ints") }
 
-func (a *attrs) float(name string, def float32) float32 {
-	v, ok := a.get(name)
-	if !ok {
-		return def
-	}
-	x, ok := v.(float32)
-	if !ok {
-		fail("attribute %q is %T, want a float", name, v)
-	}
-	return x
-}
+func (a *attrs) float(name string, def float32) float32 { return attrOf(a, name, def, "a float") }
 
-func (a *attrs) floats(name string, def []float32) []float32 {
-	v, ok := a.get(name)
-	if !ok {
-		return def
-	}
-	x, ok := v.([]float32)
-	if !ok {
-		fail("attribute %q is %T, want floats", name, v)
-	}
-	return x
-}
+func (a *attrs) floats(name string, def []float32) []float32 { return attrOf(a, name, def, "floats") }
 
-func (a *attrs) str(name, def string) string {
+func (a *attrs) str(name, def string) string { return attrOf(a, name, def, "a string") }
+
+// attrOf returns attribute name as a T, or def when the node does not have
+// it; an attribute of another type is an error saying it should be want.
+func attrOf[T any](a *attrs, name string, def T, want string) T {
 	v, ok := a.get(name)
 	if !ok {
 		return def
 	}
-	x, ok := v.(string)
+	x, ok := v.(T)
 	if !ok {
-		fail("attribute %q is %T, want a string", name, v)
+		fail("attribute %q is %T, want %s", name, v, want)
 	}
 	return x
 }

@@ -99,33 +99,6 @@ func ewDiv(*builder, *attrs, []*value) (ewFunc, int) {
 	}, 2
 }
 
-func ewErf(*builder, *attrs, []*value) (ewFunc, int) {
-	return func(dst []float32, args [][]float32) {
-		x := args[0][:len(dst)]
-		for i, v := range x {
-			dst[i] = kernels.Erff(v)
-		}
-	}, 1
-}
-
-func ewTanh(*builder, *attrs, []*value) (ewFunc, int) {
-	return func(dst []float32, args [][]float32) {
-		x := args[0][:len(dst)]
-		for i, v := range x {
-			dst[i] = kernels.Tanhf(v)
-		}
-	}, 1
-}
-
-func ewSigmoid(*builder, *attrs, []*value) (ewFunc, int) {
-	return func(dst []float32, args [][]float32) {
-		x := args[0][:len(dst)]
-		for i, v := range x {
-			dst[i] = 1 / (1 + kernels.Expf(-v))
-		}
-	}, 1
-}
-
 // ewAct is the chain entry of an activation with an act function (Relu,
 // LeakyRelu, Clip): its parameters read once, as for a convolution
 // epilogue.

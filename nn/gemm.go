@@ -3,6 +3,7 @@ package nn
 import (
 	"slices"
 
+	"github.com/amt-dev/amt/nn/internal/shapes"
 	"github.com/amt-dev/amt/nn/kernels"
 )
 
@@ -34,7 +35,7 @@ func gemmOp(b *builder, a *attrs, ins []*value) *value {
 	var cb []float32 // beta·C broadcast to [m, n]
 	var cv *value
 	if c := opt(ins, 2); c != nil && beta != 0 {
-		if _, err := broadcastShape(shape, c.shape); err != nil || len(c.shape) > 2 {
+		if _, err := shapes.Broadcast(shape, c.shape); err != nil || len(c.shape) > 2 {
 			fail("C %v cannot be broadcast to %v", c.shape, shape)
 		}
 		if c.c != nil {
@@ -109,7 +110,7 @@ func matmulOp(b *builder, _ *attrs, ins []*value) *value {
 	if k != k2 {
 		fail("inner dimensions differ: %v × %v", x.shape, y.shape)
 	}
-	batch, err := broadcastShape(as[:len(as)-2], bs[:len(bs)-2])
+	batch, err := shapes.Broadcast(as[:len(as)-2], bs[:len(bs)-2])
 	if err != nil {
 		fail("%v", err)
 	}

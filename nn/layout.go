@@ -1,10 +1,14 @@
 package nn
 
-import "slices"
+import (
+	"slices"
 
-// More operators that move or select elements (see shape.go for the
-// others): Tile, DepthToSpace, SpaceToDepth, ScatterND, and Size, which
-// folds.
+	"github.com/amt-dev/amt/nn/internal/shapes"
+)
+
+// More operators that move or select elements (see transpose.go,
+// concat.go, gather.go, slice.go and pad.go for the others): Tile,
+// DepthToSpace, SpaceToDepth, ScatterND, and Size, which folds.
 
 // tileOp is Tile: the input repeated repeats[k] times along each axis k.
 func tileOp(b *builder, _ *attrs, ins []*value) *value {
@@ -128,7 +132,7 @@ func scatterNDOp(b *builder, a *attrs, ins []*value) *value {
 		fail("updates have shape %v, want %v", upd.shape, want)
 	}
 	slice := numel(data.shape[k:])
-	st := stridesOf(data.shape)
+	st := shapes.Strides(data.shape)
 	raw := idx.ints()
 	offs := make([]int, len(raw)/max(k, 1))
 	if k == 0 {
@@ -170,7 +174,8 @@ func scatterNDOp(b *builder, a *attrs, ins []*value) *value {
 	})
 }
 
-// Per-image rules of operators of shape.go.
+// Per-image rules of the data-movement operators (pad.go, slice.go,
+// gather.go, …).
 
 // expandPerImage: Expand keeps images apart when the input is batched and
 // of the output's rank (its batch axis then stays axis 0).

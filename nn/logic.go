@@ -1,5 +1,7 @@
 package nn
 
+import "github.com/amt-dev/amt/nn/internal/shapes"
+
 // Comparisons (Equal, Less, Greater, LessOrEqual, GreaterOrEqual), logical
 // operators (And, Or, Xor, Not) and Where. ONNX gives them bool tensors;
 // folded at load time they are integer constants holding 0 and 1, at run
@@ -27,7 +29,7 @@ func logical(f func(x, y bool) bool) buildFunc {
 func boolBinop(f func(x, y float32) float32, fi func(x, y int64) int64) buildFunc {
 	return one(func(b *builder, _ *attrs, ins []*value) *value {
 		x, y := need(ins, 0, "A"), need(ins, 1, "B")
-		shape, err := broadcastShape(x.shape, y.shape)
+		shape, err := shapes.Broadcast(x.shape, y.shape)
 		if err != nil {
 			fail("%v", err)
 		}
@@ -93,9 +95,9 @@ func notOp(b *builder, _ *attrs, ins []*value) *value {
 // together.
 func whereOp(b *builder, _ *attrs, ins []*value) *value {
 	c, x, y := need(ins, 0, "condition"), need(ins, 1, "X"), need(ins, 2, "Y")
-	shape, err := broadcastShape(c.shape, x.shape)
+	shape, err := shapes.Broadcast(c.shape, x.shape)
 	if err == nil {
-		shape, err = broadcastShape(shape, y.shape)
+		shape, err = shapes.Broadcast(shape, y.shape)
 	}
 	if err != nil {
 		fail("%v", err)
@@ -135,9 +137,9 @@ func bcast3[C, T number](out []T, os []int, c []C, cs []int, x []T, xs []int, y 
 	inner := os[nd-1]
 	ic, ix, iy := sc[nd-1], sx[nd-1], sy[nd-1]
 	idx := make([]int, nd)
-	oc, ox, oy := 0, 0, 0
+	off := []int{0, 0, 0}
 	for o := 0; o < len(out); o += inner {
-		pc, px, py := oc, ox, oy
+		pc, px, py := off[0], off[1], off[2]
 		for j := range out[o : o+inner] {
 			if c[pc] != 0 {
 				out[o+j] = x[px]
@@ -148,18 +150,6 @@ func bcast3[C, T number](out []T, os []int, c []C, cs []int, x []T, xs []int, y 
 			px += ix
 			py += iy
 		}
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			oc += sc[d]
-			ox += sx[d]
-			oy += sy[d]
-			if idx[d] < os[d] {
-				break
-			}
-			oc -= sc[d] * os[d]
-			ox -= sx[d] * os[d]
-			oy -= sy[d] * os[d]
-			idx[d] = 0
-		}
+		nextRow(idx, os, off, sc, sx, sy)
 	}
 }

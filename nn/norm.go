@@ -3,6 +3,8 @@ package nn
 import (
 	"math"
 	"slices"
+
+	"github.com/amt-dev/amt/nn/internal/shapes"
 )
 
 // Normalisations other than BatchNormalization (conv.go):
@@ -161,7 +163,7 @@ func layerNormPerImage(b *builder, a *attrs, ins, outs []*value) bool {
 // broadcastConst returns the values of c broadcast to shape, failing
 // unless c broadcasts to it without growing it.
 func broadcastConst(c *tens, shape []int, what string) []float32 {
-	s, err := broadcastShape(shape, c.shape)
+	s, err := shapes.Broadcast(shape, c.shape)
 	if err != nil || !slices.Equal(s, shape) {
 		fail("%s of shape %v does not broadcast to %v", what, c.shape, shape)
 	}

@@ -54,7 +54,8 @@ var opTable map[string]opDef
 
 func init() {
 	opTable = map[string]opDef{
-		// Element-wise (elementwise.go; the fused chains of them in fuse.go).
+		// Element-wise (elementwise.go, activation.go, binary.go,
+		// variadic.go, softmax.go; the fused chains of them in fuse.go).
 		"Abs":             {build: unaryInt(abs), perImage: batchedFirst, chain: ewUnary(abs)},
 		"Add":             {build: arith(arithAdd), perImage: broadcastPerImage, chain: ewAdd},
 		"Ceil":            {build: unary(ceil), perImage: batchedFirst},
@@ -63,7 +64,7 @@ func init() {
 		"Cos":             {build: unary(cos), perImage: batchedFirst},
 		"Div":             {build: arith(arithDiv), perImage: broadcastPerImage, chain: ewDiv},
 		"Elu":             {build: one(eluOp), perImage: batchedFirst},
-		"Erf":             {build: unary(erf), perImage: batchedFirst, chain: ewErf},
+		"Erf":             {build: unary(erf), perImage: batchedFirst, chain: ewUnary(erf)},
 		"Exp":             {build: unary(exp), perImage: batchedFirst, chain: ewUnary(exp)},
 		"Floor":           {build: unary(floor), perImage: batchedFirst},
 		"HardSigmoid":     {build: one(hardSigmoidOp), perImage: batchedFirst, chain: ewHardSigmoid},
@@ -84,7 +85,7 @@ func init() {
 		"Round":           {build: unary(round), perImage: batchedFirst},
 		"Selu":            {build: one(seluOp), perImage: batchedFirst},
 		"Shrink":          {build: one(shrinkOp), perImage: batchedFirst},
-		"Sigmoid":         {build: unary(sigmoid), perImage: batchedFirst, chain: ewSigmoid},
+		"Sigmoid":         {build: unary(sigmoid), perImage: batchedFirst, chain: ewUnary(sigmoid)},
 		"Sign":            {build: unaryInt(sign), perImage: batchedFirst},
 		"Sin":             {build: unary(sin), perImage: batchedFirst},
 		"Softmax":         {build: one(softmaxOp), perImage: softmaxPerImage},
@@ -93,7 +94,7 @@ func init() {
 		"Sqrt":            {build: unary(sqrt), perImage: batchedFirst, chain: ewUnary(sqrt)},
 		"Sub":             {build: arith(arithSub), perImage: broadcastPerImage, chain: ewSub},
 		"Sum":             {build: variadic(add[float32], add[int64], false), perImage: broadcastPerImage},
-		"Tanh":            {build: unary(tanh), perImage: batchedFirst, chain: ewTanh},
+		"Tanh":            {build: unary(tanh), perImage: batchedFirst, chain: ewUnary(tanh)},
 		"ThresholdedRelu": {build: one(thresholdedReluOp), perImage: batchedFirst},
 
 		// Comparisons, logic and Where (logic.go).
@@ -108,7 +109,8 @@ func init() {
 		"Where":          {build: one(whereOp), perImage: broadcastPerImage},
 		"Xor":            {build: logical(xor), perImage: broadcastPerImage},
 
-		// Shapes, copies and values known at load time (shape.go, layout.go).
+		// Shapes, copies and values known at load time (reshape.go, constant.go,
+		// transpose.go, concat.go, gather.go, slice.go, pad.go, layout.go).
 		"Cast":            {build: one(castOp), perImage: batchedFirst},
 		"Concat":          {build: one(concatOp), perImage: concatPerImage},
 		"Constant":        {build: one(constantOp)},

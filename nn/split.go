@@ -241,20 +241,18 @@ func (inst *instance) groupInputs(inputs []*tensor.Dense, i, c int) []*tensor.De
 }
 
 // splitGroupMax is the most images a worker of splitRun runs through one
-// graph. Interleaved runs of SqueezeNet-224 at batch 60 on two cores
-// (AMD EPYC Zen 4 VM, medians of 7, ms/img): groups of at most 1: 3.80,
-// 2: 3.67, 4: 3.50, 8: 3.44; larger ones were no faster. A group of 8
-// SqueezeNet images needs 19 MiB of activations.
+// graph. Each image more in a group reuses the weights a layer has just
+// brought into cache, with diminishing returns, while the group's
+// activations grow with it (19 MiB for 8 SqueezeNet-224 images): beyond 8
+// the saving no longer pays for the memory.
 const splitGroupMax = 8
 
 // splitGroupWeights is the size of a model's weights, in bytes, above
 // which splitRun groups images. A group pays when its ops' weights would
 // not stay in a core's cache from one image to the next (SqueezeNet-1.1,
-// 2.9 MB: 3.29 → 3.07 ms/img at batch 60 with groups of 8, interleaved
-// medians on the VM above); with a few hundred KB of weights per layer it
-// only spreads each layer's activations over more memory (ResNet-20,
-// 1.1 MB: 0.43 → 0.48 ms/img). A variable for the tests, which group every
-// model.
+// 2.9 MB); with a few hundred KB of weights per layer (ResNet-20, 1.1 MB)
+// they stay anyway, and a group only spreads each layer's activations
+// over more memory. A variable for the tests, which group every model.
 var splitGroupWeights int64 = 2 << 20
 
 // splitGroups returns the group sizes splitRun's w workers use for n

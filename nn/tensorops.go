@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/amt-dev/amt/nn/internal/shapes"
 	"github.com/amt-dev/amt/nn/kernels"
 )
 
@@ -20,46 +21,11 @@ func numel(s []int) int {
 	return n
 }
 
-// stridesOf returns the row-major strides of shape s.
-func stridesOf(s []int) []int {
-	st := make([]int, len(s))
-	acc := 1
-	for i := len(s) - 1; i >= 0; i-- {
-		st[i] = acc
-		acc *= s[i]
-	}
-	return st
-}
-
-// broadcastShape returns the numpy broadcast of shapes a and b.
-func broadcastShape(a, b []int) ([]int, error) {
-	n := max(len(a), len(b))
-	out := make([]int, n)
-	for i := 0; i < n; i++ {
-		da, db := 1, 1
-		if j := i - (n - len(a)); j >= 0 {
-			da = a[j]
-		}
-		if j := i - (n - len(b)); j >= 0 {
-			db = b[j]
-		}
-		switch {
-		case da == db || db == 1:
-			out[i] = da
-		case da == 1:
-			out[i] = db
-		default:
-			return nil, fmt.Errorf("shapes %v and %v cannot be broadcast (dimension %d: %d vs %d)", a, b, i, da, db)
-		}
-	}
-	return out, nil
-}
-
 // bstrides returns the strides with which a tensor of shape s is read when
 // broadcast to shape out (0 along broadcast dimensions).
 func bstrides(s []int, out []int) []int {
 	st := make([]int, len(out))
-	src := stridesOf(s)
+	src := shapes.Strides(s)
 	off := len(out) - len(s)
 	for i := range s {
 		if s[i] != 1 || out[off+i] == 1 {
@@ -70,7 +36,7 @@ func bstrides(s []int, out []int) []int {
 }
 
 // bcast computes out = f(a, b) elementwise with numpy broadcasting;
-// out has shape os = broadcastShape(as, bs).
+// out has shape os = shapes.Broadcast(as, bs).
 func bcast[T number](out []T, os []int, a []T, as []int, b []T, bs []int, f func(x, y T) T) {
 	if len(out) == 0 {
 		return
@@ -99,26 +65,35 @@ func bcast[T number](out []T, os []int, a []T, as []int, b []T, bs []int, f func
 	inner := os[nd-1]
 	ia, ib := sa[nd-1], sb[nd-1]
 	idx := make([]int, nd)
-	offA, offB := 0, 0
+	off := []int{0, 0}
 	for o := 0; o < len(out); o += inner {
 		dst := out[o : o+inner]
-		pa, pb := offA, offB
+		pa, pb := off[0], off[1]
 		for j := range dst {
 			dst[j] = f(a[pa], b[pb])
 			pa += ia
 			pb += ib
 		}
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			offA += sa[d]
-			offB += sb[d]
-			if idx[d] < os[d] {
-				break
-			}
-			offA -= sa[d] * os[d]
-			offB -= sb[d] * os[d]
-			idx[d] = 0
+		nextRow(idx, os, off, sa, sb)
+	}
+}
+
+// nextRow moves idx, the index over the axes before the last of a row of
+// an output of shape os, to the next row (row-major), and with it each
+// offset off[k] into an operand read with strides st[k].
+func nextRow(idx, os, off []int, st ...[]int) {
+	for d := len(os) - 2; d >= 0; d-- {
+		idx[d]++
+		for k, s := range st {
+			off[k] += s[d]
 		}
+		if idx[d] < os[d] {
+			return
+		}
+		for k, s := range st {
+			off[k] -= s[d] * os[d]
+		}
+		idx[d] = 0
 	}
 }
 
@@ -132,7 +107,7 @@ func gatherAxes[T number](out, in []T, is []int, maps [][]int, fill T) {
 		out[0] = in[0]
 		return
 	}
-	st := stridesOf(is)
+	st := shapes.Strides(is)
 	last := maps[nd-1]
 	inner := len(last)
 	if inner == 0 || len(out) == 0 {
@@ -314,7 +289,7 @@ func transposeGeneral[T number](out, in []T, is []int, perm []int) {
 		copy(out, in)
 		return
 	}
-	st := stridesOf(is)
+	st := shapes.Strides(is)
 	os := make([]int, nd)
 	ps := make([]int, nd)
 	for i, p := range perm {
@@ -323,22 +298,14 @@ func transposeGeneral[T number](out, in []T, is []int, perm []int) {
 	}
 	inner, istr := os[nd-1], ps[nd-1]
 	idx := make([]int, nd)
-	off := 0
+	off := []int{0}
 	for o := 0; o < len(out); o += inner {
-		p := off
+		p := off[0]
 		for j := 0; j < inner; j++ {
 			out[o+j] = in[p]
 			p += istr
 		}
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			off += ps[d]
-			if idx[d] < os[d] {
-				break
-			}
-			off -= ps[d] * os[d]
-			idx[d] = 0
-		}
+		nextRow(idx, os, off, ps)
 	}
 }
 

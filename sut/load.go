@@ -11,11 +11,7 @@ import (
 // LoadClassifier loads the ONNX classifier in the file at path with nn and
 // returns it as a Classifier (see ClassifierFor for the checks).
 func LoadClassifier(path string, cfg ClassifierConfig) (*Classifier, error) {
-	m, err := nn.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	return ClassifierFor(m, cfg)
+	return loadFor(path, cfg, ClassifierFor)
 }
 
 // ClassifierFor returns a Classifier running m, after checking that m has
@@ -27,10 +23,10 @@ func LoadClassifier(path string, cfg ClassifierConfig) (*Classifier, error) {
 // are taken from the model; cfg.Channels is always the model's (a
 // configured value that contradicts it is an error).
 func ClassifierFor(m *nn.Model, cfg ClassifierConfig) (*Classifier, error) {
-	ins, outs := m.Inputs(), m.Outputs()
-	if len(ins) != 1 {
-		return nil, fmt.Errorf("sut: classifier %s has %d inputs (%v), want 1 image input [N,C,H,W]", m.Name(), len(ins), ins)
+	if err := oneInput(m, "classifier", "[N,C,H,W]"); err != nil {
+		return nil, err
 	}
+	ins, outs := m.Inputs(), m.Outputs()
 	s := ins[0].Shape
 	in, err := preprocess.ResolveInput(s, cfg.Layout, false)
 	if err != nil {
@@ -58,11 +54,26 @@ func ClassifierFor(m *nn.Model, cfg ClassifierConfig) (*Classifier, error) {
 // LoadDetector loads the ONNX detector in the file at path with nn and
 // returns it as a Detector (see DetectorFor for the checks).
 func LoadDetector(path string, cfg DetectorConfig) (*Detector, error) {
+	return loadFor(path, cfg, DetectorFor)
+}
+
+// loadFor loads the ONNX model in the file at path with nn and wraps it
+// with wrap (ClassifierFor, DetectorFor).
+func loadFor[C any, T any](path string, cfg C, wrap func(*nn.Model, C) (*T, error)) (*T, error) {
 	m, err := nn.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	return DetectorFor(m, cfg)
+	return wrap(m, cfg)
+}
+
+// oneInput checks that m, a kind ("classifier", "detector") of SUT, has
+// exactly one input, the image; want describes its shape.
+func oneInput(m *nn.Model, kind, want string) error {
+	if ins := m.Inputs(); len(ins) != 1 {
+		return fmt.Errorf("sut: %s %s has %d inputs (%v), want 1 image input %s", kind, m.Name(), len(ins), ins, want)
+	}
+	return nil
 }
 
 // DetectorFor returns a Detector running m, after checking that m has one
@@ -70,10 +81,10 @@ func LoadDetector(path string, cfg DetectorConfig) (*Detector, error) {
 // cfg.InputSize is 0) and, for a detect.YOLO decoder, one output per head
 // with anchors·(5+classes) channels.
 func DetectorFor(m *nn.Model, cfg DetectorConfig) (*Detector, error) {
-	ins, outs := m.Inputs(), m.Outputs()
-	if len(ins) != 1 {
-		return nil, fmt.Errorf("sut: detector %s has %d inputs (%v), want 1 image input [1,3,S,S]", m.Name(), len(ins), ins)
+	if err := oneInput(m, "detector", "[1,3,S,S]"); err != nil {
+		return nil, err
 	}
+	ins, outs := m.Inputs(), m.Outputs()
 	s := ins[0].Shape
 	if len(s) != 4 || s[1] != 3 || (s[0] > 1) {
 		return nil, fmt.Errorf("sut: detector %s: input %q has shape %v, want [1,3,S,S]", m.Name(), ins[0].Name, s)

@@ -4,15 +4,12 @@
 // gorgonia's RunAll locks the caller to its OS thread (for CUDA contexts,
 // which amt does not use: its gpu build tag runs its own ops), starts the
 // program on a new goroutine and waits for it: two hand-offs between OS
-// threads per run, each of which wakes a sleeping thread. On a 2-vCPU
-// virtual machine (AMD EPYC Zen 4, Firecracker) they took 14–33 µs from
-// RunAll's start to the first op and 13–33 µs from the last op to its
-// return. Running the program directly (nn's BenchmarkModels, interleaved
-// rounds, medians, ms/img): ResNet-20 at batch 1 on two cores 0.587 →
-// 0.544, on one 0.774 → 0.690, at batch 60 0.423 → 0.369; SqueezeNet-224
-// at batch 1 3.02 → 2.60, at batch 60 2.83 → 2.57 (a batch runs image by
-// image or in groups, a run each). A panic in an op also comes back to the
-// caller, which may recover it, instead of ending the process.
+// threads per run, each of which wakes a sleeping thread, which on a
+// virtual machine can take tens of microseconds, a noticeable part of a
+// small model's run (a batch runs image by image or in groups, a run
+// each). Running the program directly avoids both. A panic in an op also
+// comes back to the caller, which may recover it, instead of ending the
+// process.
 //
 // Runner calls the machine's own run loop, the unexported
 // (*tapeMachine).runall, through go:linkname. What RunAll does besides

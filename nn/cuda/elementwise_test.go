@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/amt-dev/amt/nn/internal/shapes"
 )
 
 // specials are the values every element-wise test includes.
@@ -121,7 +123,7 @@ func TestChannelAffine(t *testing.T) {
 // refBinary is numpy broadcasting written out: every output index mapped
 // back to each operand.
 func refBinary(f func(a, b float32) float32, a []float32, as []int, b []float32, bs []int) ([]float32, []int) {
-	os, err := broadcastShape(as, bs)
+	os, err := shapes.Broadcast(as, bs)
 	if err != nil {
 		panic(err)
 	}

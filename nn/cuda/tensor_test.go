@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/amt-dev/amt/nn/internal/shapes"
 )
 
 // refTranspose is nn's transpose: output axis i is input axis perm[i].
 func refTranspose(x []float32, shape, perm []int) []float32 {
-	st := stridesOf(shape)
+	st := shapes.Strides(shape)
 	os := make([]int, len(shape))
 	for i, p := range perm {
 		os[i] = shape[p]
@@ -63,7 +65,7 @@ func TestTranspose(t *testing.T) {
 
 // refGather is nn's gatherAxes.
 func refGather(x []float32, shape []int, maps [][]int, fill float32) []float32 {
-	st := stridesOf(shape)
+	st := shapes.Strides(shape)
 	n := 1
 	for _, m := range maps {
 		n *= len(m)

@@ -1,15 +1,12 @@
 package kernels
 
 // Bands of output rows for the shifted strategy. Split over w workers, a
-// shifted convolution's GEMM used to share one padded copy of the input,
-// made by the caller, and to split its output channels or columns as the
-// GEMM saw fit; at batch 1 on two cores the second core then read the
-// whole padded input from the first core's cache, and the next layer read
-// half of its input from the other core's: a stride-2 ResNet-20 layer
-// (16→32 channels of 32×32) took as long on two cores as on one, 25–26
-// µs, and takes 19.5 µs in bands (AMD EPYC Zen 4 VM, AVX-512; the whole
-// model at batch 1 on two cores 470 → 452 µs, medians of inferences
-// alternating in one process).
+// shifted convolution's GEMM could share one padded copy of the input,
+// made by the caller, and split its output channels or columns as the
+// GEMM saw fit; but then at small batches the other cores read the whole
+// padded input from the first core's cache, and the next layer reads
+// most of its input from the other cores', so that moving memory between
+// cores costs what the split gains.
 // In bands, worker t computes output rows [t·rows, (t+1)·rows) of every
 // channel from its own padded copy of just the input rows they read, as
 // Winograd's blocks of tile rows do (see forwardWinograd): with the same
@@ -61,10 +58,8 @@ func (c *Conv) planBands() {
 // bandMinFlops is the work (2·m·n·k of one group's GEMM) from which a
 // shifted convolution is split into bands, lower than parMinFlops: in
 // bands, work this small still gains from staying where its input was
-// written. ResNet-20 at batch 1 on two cores (interleaved in one process,
-// 10th percentiles): 487 → 479 µs with 1/4 of parMinFlops instead of it,
-// which also splits its first layer (0.9 MFLOP) and its 1×1 stride-2
-// shortcuts (0.26 MFLOP).
+// written (a quarter of parMinFlops also splits the small first layers
+// and 1×1 shortcuts of networks like ResNet-20).
 const bandMinFlops = parMinFlops / 4
 
 // bandPlan returns the bands for a GEMM doing flops of work on the free

@@ -419,8 +419,7 @@ func (g *gemmOp) rows(i0, i1, j0, j1 int, buf []float32) {
 // assembly sets: the micro-kernels compute whole vectors of 16 (avx512) or
 // tiles of 24 (avx2) columns, so a panel of a few columns, as the 49th
 // column of a Winograd GEMM over a 13×13 image's 49 tiles, would cost as
-// much as 16 or 24 (yolov3-tiny at batch 1 on two cores: 29.5 → 26.4 ms
-// per image with it; see README).
+// much as 16 or 24.
 const gemvCols = 4
 
 // columns computes rows [i0, i1) of the nw columns j… of C for one depth

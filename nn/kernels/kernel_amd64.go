@@ -102,7 +102,7 @@ func gemmTilesAVX2(k int, a, b []float32, boff []int, maxOff int, c []float32, l
 // values apart, of which the first rows are stored, the last vector
 // under mask (bit j: column 16(V−1)+j).
 //
-//go:generate go run gen_amd64.go
+//go:generate go run gen_amd64.go gen_gemm_amd64.go gen_winograd_amd64.go gen_winoinput_amd64.go gen_winooutput_amd64.go gen_pool_amd64.go gen_gemv_amd64.go
 
 //go:noescape
 func sgemmKernel4x16AVX512(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int)

@@ -97,30 +97,16 @@ func Sigmoidf(x float32) float32 { return 1 / (1 + Expf(-x)) }
 
 // Activations over slices (dst and src of equal length; dst may be src),
 // the loops of the fused element-wise chains nn recognises. They compute
-// what the scalar functions above compose to, the polynomials inlined; on
-// amd64 with AVX2 and FMA, GELU, SiLU and ExpShifted run eight values at a
-// time in assembly (mathf_amd64.s, same polynomials, fused multiply-adds),
-// these Go loops doing the last n mod 8.
+// what the scalar functions above compose to; on amd64 with AVX2 and FMA,
+// GELU, SiLU and ExpShifted run eight values at a time in assembly
+// (mathf_amd64.s, same polynomials, fused multiply-adds), these Go loops
+// doing the last n mod 8.
 
 // geluGo is GELU in Go.
 func geluGo(dst, src []float32) {
 	src = src[:len(dst)]
 	for i, x := range src {
-		z := max(-4, min(4, x*0.70710677))
-		z2 := z * z
-		p := float32(-2.72614225801306e-10)
-		p = p*z2 + 2.77068142495902e-08
-		p = p*z2 - 2.10102402082508e-06
-		p = p*z2 - 5.69250639462346e-05
-		p = p*z2 - 7.34990630326855e-04
-		p = p*z2 - 2.95459980854025e-03
-		p = p*z2 - 1.60960333262415e-02
-		q := float32(-1.45660718464996e-05)
-		q = q*z2 - 2.13374055278905e-04
-		q = q*z2 - 1.68282697438203e-03
-		q = q*z2 - 7.37332916720468e-03
-		q = q*z2 - 1.42647390514189e-02
-		dst[i] = 0.5 * x * (1 + z*p/q)
+		dst[i] = 0.5 * x * (1 + Erff(x*0.70710677))
 	}
 }
 

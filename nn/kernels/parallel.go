@@ -10,11 +10,10 @@ import (
 // The package's goroutines for splitting one kernel call: persistent
 // workers that, after a task, keep polling for the next one for spinFor
 // before they block (as ONNX Runtime's thread pool spins), because waking
-// a blocked goroutine's thread takes tens of microseconds on a virtual
-// machine, as long as a whole layer of a small network at batch 1: with a
-// new goroutine per call (as before), batch-1 inference ran only ≈ 1.2×
-// faster on two cores than on one. Workers and waiting callers poll
-// without yielding but rarely (see spinUntil).
+// a blocked goroutine's thread can take tens of microseconds on a virtual
+// machine, as long as a whole layer of a small network at batch 1, which
+// would eat most of what splitting the call gains. Workers and waiting
+// callers poll without yielding but rarely (see spinUntil).
 //
 // Scheduling never changes results: a call's chunks are fixed before any
 // runs, and a chunk that no worker has taken by the time the caller has
@@ -24,38 +23,28 @@ import (
 // Each worker owns its scratch memory (a workspace) for good, and passes
 // it to every chunk it runs; the caller's chunks get one from a free list,
 // the same one call after call when a single goroutine runs inference.
-// Memory that moves between cores is slow to write: on a 2-vCPU AMD EPYC
-// (Zen 4) virtual machine, padding the input of a ResNet-20 layer (32
-// channels of 16×16) into a buffer that the other core had read took 19 µs
-// instead of 3, longer than half the layer's work.
+// Memory that moves between cores is slow to write: writing into a
+// buffer that another core has just read can take several times as long
+// as writing into one that stays on the core, long enough to cost a
+// small layer much of its work.
 
 // apartFloats is the gap, in float32 values (256 KiB), kept after every
 // scratch buffer (growFloats) and every workspace, so that memory that
 // different cores write at the same time never lies close together: each
 // worker's share of a Winograd call's padded rows, each band of a shifted
-// convolution, and each worker's V and M have a buffer of their own. On
-// the 2-vCPU AMD EPYC (Zen 4) VM, two cores writing neighbouring buffers
-// slowed each other although no cache line was shared, and only
-// concurrently: a band's input padding of ResNet-20's stride-2 layer took
-// 3.3–4.7 µs instead of 1.0 when its buffer lay right after the other
-// band's (whichever core ran it; two processes on the two cores, one band
-// each, were not slowed), 1.0–1.8 µs with 64 KiB between them and 1.0
-// with 256 KiB; a Winograd block's input transform 4.2–12 µs instead of
-// 2.2–2.5 when its V lay after the other core's. The gaps are multiples
-// of 64 KiB, so the buffers keep their cache-set alignment: distance alone
-// matters (cause not pinned down; no hardware counters on that VM).
-// ResNet-20 at batch 1 on two cores, medians of 100-inference blocks,
-// alternating processes: no gap 459–484 µs, 16 Ki values 462–465, 64 Ki
-// values 445–459 in one fast spell of the VM; 860–1040 against 775–800 in
-// a slow one. Outputs do not depend on where scratch memory lies.
+// convolution, and each worker's V and M have a buffer of their own. Two
+// cores writing neighbouring buffers at the same time can slow each other
+// although no cache line is shared (the cause is not pinned down: it is
+// distance alone that matters, not sharing); a gap of 256 KiB keeps them
+// apart. The gaps are multiples of 64 KiB, so the buffers keep their
+// cache-set alignment. Outputs do not depend on where scratch memory lies.
 const apartFloats = 64 << 10
 
 // spinFor is how long an idle worker polls before it blocks. It covers the
 // gaps between the layers of one inference (single-threaded operators),
-// not the time between inferences: 1 ms, which covers the 160–320 µs
-// between two ResNet-20 inferences of a benchmark loop, made three such
-// loops sharing two cores 30–40 % slower, and a single loop no faster in
-// interleaved runs.
+// not the time between inferences: spinning through those as well gains
+// a single loop of inferences nothing and takes CPU time from other
+// processes sharing the cores.
 const spinFor = 200 * time.Microsecond
 
 // task is one chunk t of a parallel call.
@@ -74,8 +63,8 @@ type group struct {
 	// caller has stopped polling it and blocks on done, which then
 	// receives one value when the count reaches 0. A caller that sees 0
 	// while polling returns at once: no channel operation, whose lock is
-	// one more cache line to move between the cores (the join took ≈ 1 µs
-	// after the worker's chunk ended, ResNet-20 at batch 1 on two cores).
+	// one more cache line to move between the cores, a delay comparable
+	// to a small chunk.
 	pending atomic.Int32
 	done    chan struct{}
 }
@@ -137,10 +126,9 @@ func worker() {
 // finds itself descheduled, yielding its P only every yieldEvery:
 // runtime.Gosched puts the goroutine on the global run queue, from which a
 // P that has just become idle takes it, and once the P it left has work
-// again (its caller resumed) nothing wakes another P for it. Measured
-// inside ResNet-20 (with a 2 ms spin), a worker polling with a Gosched at
-// every check was too late for 20 % of the two-block Winograd calls (the
-// caller had run both blocks), a spinning one for 7 %.
+// again (its caller resumed) nothing wakes another P for it, so a worker
+// yielding at every check would often arrive after its caller has run
+// the chunk itself.
 func spinUntil(ready func() bool, deadline time.Time) {
 	last := time.Now()
 	yield := last.Add(yieldEvery)
@@ -170,9 +158,7 @@ const yieldEvery = 100 * time.Microsecond
 // descheduled is the gap between two checks of a spinning goroutine that
 // shows that its thread lost its CPU (or that other goroutines ran on its
 // P): then the CPUs are oversubscribed, and spinning would take time from
-// the work that keeps them busy, so the goroutine stops and blocks. With
-// three processes running ResNet-20 at batch 1 on two cores, spinning for
-// 1 ms regardless made them 30–40 % slower than 200 µs did.
+// the work that keeps them busy, so the goroutine stops and blocks.
 const descheduled = 50 * time.Microsecond
 
 // startWorkers makes sure that n workers are running.

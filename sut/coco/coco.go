@@ -276,15 +276,7 @@ func evaluateImgCat(gt []Annotation, dt []Detection, p *Params) *imgCatEval {
 	}
 	// Detections: stable sort by descending score, keep MaxDetections.
 	ds := slices.Clone(dt)
-	slices.SortStableFunc(ds, func(a, b Detection) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ds, func(a, b Detection) int { return descending(a.Score, b.Score) })
 	if len(ds) > p.MaxDetections {
 		ds = ds[:p.MaxDetections]
 	}
@@ -457,15 +449,7 @@ func (e *Evaluator) accumulateCat(byImage map[int]*imgCatEval) ([]float64, bool)
 			refs = append(refs, ref{ev, i, s})
 		}
 	}
-	slices.SortStableFunc(refs, func(a, b ref) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(refs, func(a, b ref) int { return descending(a.score, b.score) })
 	T, R := len(p.IoUThresholds), len(p.RecallThresholds)
 	out := make([]float64, T*R)
 	rc := make([]float64, n)
@@ -560,4 +544,16 @@ func pairwiseSum(a []float64) float64 {
 		n2 -= n2 % 8
 		return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
 	}
+}
+
+// descending orders scores from the highest to the lowest; equal scores
+// (and NaNs) compare equal, so a stable sort keeps their order.
+func descending(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/amt-dev/amt/nn/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -106,45 +107,45 @@ func Bool(name string, dims []int64, v ...int64) Tensor {
 func (m Model) Bytes() []byte {
 	var g []byte
 	for _, n := range m.Nodes {
-		g = msg(g, 1, n.bytes())
+		g = pbwire.Bytes(g, 1, n.bytes())
 	}
-	g = str(g, 2, "test")
+	g = pbwire.String(g, 2, "test")
 	for _, t := range m.Inits {
-		g = msg(g, 5, t.bytes())
+		g = pbwire.Bytes(g, 5, t.bytes())
 	}
 	for _, v := range m.Inputs {
-		g = msg(g, 11, v.bytes())
+		g = pbwire.Bytes(g, 11, v.bytes())
 	}
 	for _, v := range m.Outputs {
-		g = msg(g, 12, v.bytes())
+		g = pbwire.Bytes(g, 12, v.bytes())
 	}
 	g = append(g, m.GraphExtra...)
 	var b []byte
-	b = varint(b, 1, 7)
-	b = str(b, 2, "onnxtest")
-	b = msg(b, 7, g)
+	b = pbwire.Varint(b, 1, 7)
+	b = pbwire.String(b, 2, "onnxtest")
+	b = pbwire.Bytes(b, 7, g)
 	var op []byte
-	op = str(op, 1, "")
-	op = varint(op, 2, uint64(m.Opset))
-	b = msg(b, 8, op)
+	op = pbwire.String(op, 1, "")
+	op = pbwire.Varint(op, 2, uint64(m.Opset))
+	b = pbwire.Bytes(b, 8, op)
 	return append(b, m.Extra...)
 }
 
 func (n Node) bytes() []byte {
 	var b []byte
 	for _, s := range n.In {
-		b = str(b, 1, s)
+		b = pbwire.String(b, 1, s)
 	}
 	for _, s := range n.Out {
-		b = str(b, 2, s)
+		b = pbwire.String(b, 2, s)
 	}
-	b = str(b, 3, n.Name)
-	b = str(b, 4, n.Op)
+	b = pbwire.String(b, 3, n.Name)
+	b = pbwire.String(b, 4, n.Op)
 	for _, a := range n.Attrs {
-		b = msg(b, 5, a.bytes())
+		b = pbwire.Bytes(b, 5, a.bytes())
 	}
 	if n.Domain != "" {
-		b = str(b, 7, n.Domain)
+		b = pbwire.String(b, 7, n.Domain)
 	}
 	return append(b, n.Extra...)
 }
@@ -154,17 +155,17 @@ func (a Attr) bytes() []byte {
 		return a.raw
 	}
 	var b []byte
-	b = str(b, 1, a.name)
+	b = pbwire.String(b, 1, a.name)
 	switch a.kind {
 	case 1:
 		b = protowire.AppendTag(b, 2, protowire.Fixed32Type)
 		b = protowire.AppendFixed32(b, math.Float32bits(a.f))
 	case 2:
-		b = varint(b, 3, uint64(a.i))
+		b = pbwire.Varint(b, 3, uint64(a.i))
 	case 3:
-		b = str(b, 4, a.s)
+		b = pbwire.String(b, 4, a.s)
 	case 4:
-		b = msg(b, 5, a.t.bytes())
+		b = pbwire.Bytes(b, 5, a.t.bytes())
 	case 6:
 		for _, f := range a.fs {
 			b = protowire.AppendTag(b, 7, protowire.Fixed32Type)
@@ -172,16 +173,16 @@ func (a Attr) bytes() []byte {
 		}
 	case 7:
 		for _, v := range a.ints {
-			b = varint(b, 8, uint64(v))
+			b = pbwire.Varint(b, 8, uint64(v))
 		}
 	}
-	return varint(b, 20, uint64(a.kind))
+	return pbwire.Varint(b, 20, uint64(a.kind))
 }
 
 func (t Tensor) bytes() []byte {
 	var b []byte
 	for _, d := range t.Dims {
-		b = varint(b, 1, uint64(d))
+		b = pbwire.Varint(b, 1, uint64(d))
 	}
 	var raw []byte
 	dt := t.DataType
@@ -196,8 +197,8 @@ func (t Tensor) bytes() []byte {
 			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(v))
 		}
 	}
-	b = varint(b, 2, uint64(dt))
-	b = str(b, 8, t.Name)
+	b = pbwire.Varint(b, 2, uint64(dt))
+	b = pbwire.String(b, 8, t.Name)
 	if t.Raw != nil {
 		raw = t.Raw
 	}
@@ -210,15 +211,15 @@ func (t Tensor) bytes() []byte {
 
 func (v Value) bytes() []byte {
 	var tt []byte
-	tt = varint(tt, 1, uint64(cmp.Or(v.ElemType, 1)))
+	tt = pbwire.Varint(tt, 1, uint64(cmp.Or(v.ElemType, 1)))
 	if v.Dims != nil {
-		tt = msg(tt, 2, v.shape())
+		tt = pbwire.Bytes(tt, 2, v.shape())
 	}
 	var typ []byte
-	typ = msg(typ, 1, tt)
+	typ = pbwire.Bytes(typ, 1, tt)
 	var b []byte
-	b = str(b, 1, v.Name)
-	return msg(b, 2, typ)
+	b = pbwire.String(b, 1, v.Name)
+	return pbwire.Bytes(b, 2, typ)
 }
 
 func (v Value) shape() []byte {
@@ -227,34 +228,19 @@ func (v Value) shape() []byte {
 		var dim []byte
 		switch d := d.(type) {
 		case int:
-			dim = varint(dim, 1, uint64(d))
+			dim = pbwire.Varint(dim, 1, uint64(d))
 		case string:
-			dim = str(dim, 2, d)
+			dim = pbwire.String(dim, 2, d)
 		}
-		shape = msg(shape, 1, dim)
+		shape = pbwire.Bytes(shape, 1, dim)
 	}
 	return shape
 }
 
 // Varint, Bytes and Fixed32 append a field to an encoded message.
-func Varint(b []byte, num int, v uint64) []byte { return varint(b, protowire.Number(num), v) }
-func Bytes(b []byte, num int, v []byte) []byte  { return msg(b, protowire.Number(num), v) }
+func Varint(b []byte, num int, v uint64) []byte { return pbwire.Varint(b, protowire.Number(num), v) }
+func Bytes(b []byte, num int, v []byte) []byte  { return pbwire.Bytes(b, protowire.Number(num), v) }
 func Fixed32(b []byte, num int, v uint32) []byte {
 	b = protowire.AppendTag(b, protowire.Number(num), protowire.Fixed32Type)
 	return protowire.AppendFixed32(b, v)
-}
-
-func varint(b []byte, num protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
-}
-
-func str(b []byte, num protowire.Number, s string) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
-}
-
-func msg(b []byte, num protowire.Number, m []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, m)
 }

@@ -1,0 +1,270 @@
+//go:build ignore
+
+package main
+
+import (
+	"fmt"
+)
+
+// poolFile emits the stride-2 max pooling kernels: k×k windows (k = 2 or
+// 3) over rows rows of n outputs, in one pass (see maxPoolS2Go).
+func poolFile() {
+	fileHeader()
+	p("// Max pooling with k×k windows (k = 2, 3) and stride 2 (see maxPoolS2Go):")
+	p("// the window's rows are reduced first (vertical maxima of 2n+k−2 columns),")
+	p("// then even and odd columns are separated and combined. A NaN in a window")
+	p("// gives NaN.")
+	for i := 0; i < 16; i++ {
+		p("DATA poolIdx<>+%d(SB)/4, $%d", 4*i, 2*i)
+	}
+	for i := 0; i < 16; i++ {
+		p("DATA poolIdx<>+%d(SB)/4, $%d", 64+4*i, 2*i+1)
+	}
+	p("GLOBL poolIdx<>(SB), RODATA|NOPTR, $128")
+	for i := 0; i < 16; i++ {
+		v := "$0xffffffff"
+		if i >= 8 {
+			v = "$0"
+		}
+		p("DATA poolMask<>+%d(SB)/4, %s", 4*i, v)
+	}
+	p("GLOBL poolMask<>(SB), RODATA|NOPTR, $64")
+	for _, k := range []int{2, 3} {
+		pool512(k)
+		pool2(k)
+	}
+}
+
+const poolHeader = `	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ inW+16(FP), R8
+	SHLQ $2, R8
+	MOVQ outW+24(FP), R9
+	SHLQ $2, R9
+	MOVQ rows+32(FP), R10
+	MOVQ n+40(FP), R11
+	TESTQ R10, R10
+	JLE done
+	TESTQ R11, R11
+	JLE done`
+
+// clampMask emits reg = min(max(AX − sub, 0), w) (clobbers BX); AX keeps
+// its value.
+func clampTo(dst string, sub, w int) {
+	p("\tMOVQ AX, %s", dst)
+	if sub > 0 {
+		p("\tSUBQ $%d, %s", sub, dst)
+	}
+	p("\tXORQ BX, BX")
+	p("\tCMPQ %s, $0", dst)
+	p("\tCMOVQLT BX, %s", dst)
+	p("\tMOVQ $%d, BX", w)
+	p("\tCMPQ %s, BX", dst)
+	p("\tCMOVQGT BX, %s", dst)
+}
+
+// pool512: per step 16 outputs. Column masks (valid input columns of the
+// step in AX): K1 [0,16), K2 [16,32), K3 [2,18), K4 [18,34); K5 outputs.
+// Vertical maxima: Z0 (columns 0-15), Z2 (16-31), Z4 (2-17), Z5 (18-33).
+func pool512(k int) {
+	p("")
+	p("// func maxPool%ds2AVX512(dst, src *float32, inW, outW, rows, n int)", k)
+	p("TEXT ·maxPool%ds2AVX512(SB), NOSPLIT, $0-48", k)
+	p(poolHeader)
+	p("\tVMOVDQU32 poolIdx<>+0(SB), Z30")
+	p("\tVMOVDQU32 poolIdx<>+64(SB), Z31")
+	p("row:")
+	p("\tMOVQ SI, R12")
+	p("\tMOVQ DI, R13")
+	p("\tMOVQ R11, CX")
+	p("\tLEAQ (R11*2), AX")
+	if k == 3 {
+		p("\tINCQ AX // input columns of the row's windows: 2n+1")
+	}
+	p("chunk:")
+	masks := []struct {
+		k   string
+		sub int
+	}{{"K1", 0}, {"K2", 16}, {"K3", 2}, {"K4", 18}}
+	if k == 2 {
+		masks = masks[:2]
+	}
+	for _, m := range masks {
+		clampTo("DX", m.sub, 16)
+		p("\tMOVQ $0xffff, BX")
+		p("\tBZHIQ DX, BX, DX")
+		p("\tKMOVW DX, %s", m.k)
+	}
+	p("\tMOVQ CX, DX")
+	p("\tMOVQ $16, BX")
+	p("\tCMPQ DX, BX")
+	p("\tCMOVQGT BX, DX")
+	p("\tMOVQ $0xffff, BX")
+	p("\tBZHIQ DX, BX, DX")
+	p("\tKMOVW DX, K5")
+	// Vertical maxima.
+	vert := func(off int, mask, dst string) {
+		p("\tVMOVUPS.Z %d(R12), %s, %s", off, mask, dst)
+		for r := 1; r < k; r++ {
+			if r == 1 {
+				p("\tVMOVUPS.Z %d(R12)(R8*1), %s, Z6", off, mask)
+			} else {
+				p("\tVMOVUPS.Z %d(R12)(R8*2), %s, Z6", off, mask)
+			}
+			nanmax512(dst, "Z6", dst)
+		}
+	}
+	vert(0, "K1", "Z0")
+	vert(64, "K2", "Z2")
+	if k == 3 {
+		vert(8, "K3", "Z4")
+		vert(72, "K4", "Z5")
+	}
+	// Even and odd columns.
+	p("\tVMOVAPS Z30, Z7")
+	p("\tVPERMI2PS Z2, Z0, Z7")
+	p("\tVMOVAPS Z31, Z8")
+	p("\tVPERMI2PS Z2, Z0, Z8")
+	nanmax512("Z7", "Z8", "Z7")
+	if k == 3 {
+		p("\tVMOVAPS Z30, Z9")
+		p("\tVPERMI2PS Z5, Z4, Z9")
+		nanmax512("Z7", "Z9", "Z7")
+	}
+	p("\tVMOVUPS Z7, K5, (R13)")
+	p("\tADDQ $128, R12")
+	p("\tADDQ $64, R13")
+	p("\tSUBQ $32, AX")
+	p("\tSUBQ $16, CX")
+	p("\tJGT chunk")
+	p("\tLEAQ (SI)(R8*2), SI")
+	p("\tADDQ R9, DI")
+	p("\tDECQ R10")
+	p("\tJGT row")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// nanmax512 emits dst = max(a, b), NaN when either is NaN (K6 and Z10
+// scratch; dst may be a or b).
+func nanmax512(a, b, dst string) {
+	p("\tVCMPPS $3, %s, %s, K6", a, a)
+	p("\tVMAXPS %s, %s, Z10", b, a) // a > b ? a : b (b when either is NaN)
+	p("\tVMOVAPS %s, K6, Z10", a)   // a where a is NaN
+	p("\tVMOVAPS Z10, %s", dst)
+}
+
+// pool2: per step 8 outputs. Full steps use plain loads and stores
+// (VMASKMOVPS is slow on some CPUs, AMD's in particular); the last, partial
+// step masks them: valid input columns in AX, masks from poolMask: Y12
+// [0,8), Y13 [8,16), Y14 [2,10), Y15 [10,18); outputs Y11. Vertical
+// maxima: Y0 (columns 0-7), Y1 (8-15), Y2 (2-9), Y3 (10-17).
+func pool2(k int) {
+	p("")
+	p("// func maxPool%ds2AVX2(dst, src *float32, inW, outW, rows, n int)", k)
+	p("TEXT ·maxPool%ds2AVX2(SB), NOSPLIT, $0-48", k)
+	p(poolHeader)
+	p("row:")
+	p("\tMOVQ SI, R12")
+	p("\tMOVQ DI, R13")
+	p("\tMOVQ R11, CX")
+	p("\tLEAQ (R11*2), AX")
+	if k == 3 {
+		p("\tINCQ AX")
+	}
+	p("chunk:")
+	// A full step needs 8 outputs and 16 (k=2) or 18 (k=3) input columns.
+	p("\tCMPQ AX, $%d", 14+2*k)
+	p("\tJLT tail")
+	pool2Step(k, false)
+	p("\tJMP next")
+	p("tail:")
+	pool2Step(k, true)
+	p("next:")
+	p("\tADDQ $64, R12")
+	p("\tADDQ $32, R13")
+	p("\tSUBQ $16, AX")
+	p("\tSUBQ $8, CX")
+	p("\tJGT chunk")
+	p("\tLEAQ (SI)(R8*2), SI")
+	p("\tADDQ R9, DI")
+	p("\tDECQ R10")
+	p("\tJGT row")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// pool2Step emits one step of pool2, masked or not.
+func pool2Step(k int, masked bool) {
+	if masked {
+		masks := []struct {
+			y   int
+			sub int
+		}{{12, 0}, {13, 8}, {14, 2}, {15, 10}}
+		if k == 2 {
+			masks = masks[:2]
+		}
+		for _, m := range masks {
+			clampTo("DX", m.sub, 8)
+			p("\tNEGQ DX")
+			p("\tLEAQ poolMask<>+32(SB), BX")
+			p("\tVMOVDQU (BX)(DX*4), Y%d", m.y)
+		}
+		p("\tMOVQ CX, DX")
+		p("\tMOVQ $8, BX")
+		p("\tCMPQ DX, BX")
+		p("\tCMOVQGT BX, DX")
+		p("\tNEGQ DX")
+		p("\tLEAQ poolMask<>+32(SB), BX")
+		p("\tVMOVDQU (BX)(DX*4), Y11")
+	}
+	ld := func(addr string, mask, dst int) {
+		if masked {
+			p("\tVMASKMOVPS %s, Y%d, Y%d", addr, mask, dst)
+		} else {
+			p("\tVMOVUPS %s, Y%d", addr, dst)
+		}
+	}
+	vert := func(off int, mask, dst int) {
+		ld(fmt.Sprintf("%d(R12)", off), mask, dst)
+		for r := 1; r < k; r++ {
+			ld(fmt.Sprintf("%d(R12)(R8*%d)", off, r), mask, 6)
+			nanmax2(fmt.Sprintf("Y%d", dst), "Y6", fmt.Sprintf("Y%d", dst))
+		}
+	}
+	vert(0, 12, 0)
+	vert(32, 13, 1)
+	if k == 3 {
+		vert(8, 14, 2)
+		vert(40, 15, 3)
+	}
+	evenOdd := func(a, b, ev, od string) {
+		p("\tVSHUFPS $0x88, %s, %s, %s", b, a, ev)
+		p("\tVPERMPD $0xd8, %s, %s", ev, ev)
+		if od != "" {
+			p("\tVSHUFPS $0xdd, %s, %s, %s", b, a, od)
+			p("\tVPERMPD $0xd8, %s, %s", od, od)
+		}
+	}
+	evenOdd("Y0", "Y1", "Y7", "Y8")
+	nanmax2("Y7", "Y8", "Y7")
+	if k == 3 {
+		evenOdd("Y2", "Y3", "Y9", "")
+		nanmax2("Y7", "Y9", "Y7")
+	}
+	if masked {
+		p("\tVMASKMOVPS Y7, Y11, (R13)")
+	} else {
+		p("\tVMOVUPS Y7, (R13)")
+	}
+}
+
+// nanmax2 emits dst = max(a, b), NaN when either is NaN (Y10 scratch; dst
+// may be a, not b).
+func nanmax2(a, b, dst string) {
+	p("\tVCMPPS $3, %s, %s, Y10", a, a)
+	p("\tVMAXPS %s, %s, %s", b, a, dst)
+	p("\tVORPS Y10, %s, %s", dst, dst)
+}
