@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"encoding/gob"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -304,4 +305,36 @@ func (p *csPolicy) Learn(ctx []float32, arm int, prob, cost float64) error {
 	p.bank.learn(&p.gd, p.rows, p.labels, p.wts)
 	p.t++
 	return nil
+}
+
+type csState struct {
+	T    int64
+	CLo  float64
+	CHi  float64
+	GD   gdState
+	Bank bankState
+	RNG  []byte
+}
+
+func (p *csPolicy) saveState(enc *gob.Encoder) error {
+	rng, err := p.pcg.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	return enc.Encode(csState{p.t, p.cLo, p.cHi, p.gd, p.bank.state(), rng})
+}
+
+func (p *csPolicy) loadState(dec *gob.Decoder) error {
+	var s csState
+	if err := dec.Decode(&s); err != nil {
+		return err
+	}
+	if err := s.check(p.gd.Eta); err != nil {
+		return err
+	}
+	if err := p.pcg.UnmarshalBinary(s.RNG); err != nil {
+		return err
+	}
+	p.t, p.cLo, p.cHi, p.gd = s.T, s.CLo, s.CHi, s.GD
+	return p.bank.setState(s.Bank)
 }
