@@ -1,8 +1,8 @@
 package bandit
 
 import (
+	"encoding/gob"
 	"fmt"
-	"math"
 	"math/rand/v2"
 )
 
@@ -82,18 +82,8 @@ func (e Estimator) costVector(dst, chat []float64, arm int, prob, cost float64) 
 	}
 }
 
-// csKind selects the exploration of a csPolicy.
-type csKind int
-
-const (
-	kindEpsGreedy csKind = iota
-	kindSoftmax
-	kindBootstrap
-	kindSquareCB
-)
-
 // csPolicy is a cost-sensitive-oracle policy (VW cb → csoaa → regressor)
-// with one of four explorations on top:
+// with one of four explorations on top (its exploration, explore.go):
 //
 //   - epsilon-greedy: ε/K on every arm plus 1 − ε on the argmin of the
 //     policy's raw predicted costs (VW's default cb_explore);
@@ -116,16 +106,16 @@ const (
 // except for bootstrap), block B the estimator's regressor ĉ (unused with
 // IWR).
 type csPolicy struct {
-	kind   csKind
-	k, dim int
-	est    Estimator
-	cfg    Config
-	bags   int
-	bank   *bank
-	gd     gdState
-	pcg    *rand.PCG
-	rng    *rand.Rand
-	t      int64 // learn calls
+	explore exploration
+	k, dim  int
+	est     Estimator
+	cfg     Config
+	bags    int
+	bank    *bank
+	gd      gdState
+	pcg     *rand.PCG
+	rng     *rand.Rand
+	t       int64 // learn calls
 	// range of the logged costs, the unit of softmax's and SquareCB's gaps
 	cLo, cHi float64
 
@@ -137,21 +127,18 @@ type csPolicy struct {
 
 // csLearner returns the constructor of a cost-sensitive agent's table
 // entry.
-func csLearner(kind csKind) func(k, dim int, cfg Config, seed uint64) (learner, error) {
+func csLearner(explore exploration) func(k, dim int, cfg Config, seed uint64) (learner, error) {
 	return func(k, dim int, cfg Config, seed uint64) (learner, error) {
-		return newCSPolicy(kind, k, dim, cfg, seed)
+		return newCSPolicy(explore, k, dim, cfg, seed)
 	}
 }
 
-func newCSPolicy(kind csKind, k, dim int, cfg Config, seed uint64) (*csPolicy, error) {
-	p := &csPolicy{kind: kind, k: k, dim: dim, est: cfg.Estimator, cfg: cfg, bags: 1}
-	if kind == kindBootstrap {
-		p.bags = cfg.Bags
-	}
+func newCSPolicy(explore exploration, k, dim int, cfg Config, seed uint64) (*csPolicy, error) {
+	p := &csPolicy{explore: explore, k: k, dim: dim, est: cfg.Estimator, cfg: cfg, bags: explore.bags(cfg)}
 	p.pcg = rand.NewPCG(seed, 0x62616e646974)
 	p.rng = rand.New(p.pcg)
 	blocks := p.bags + 1
-	if kind == kindSquareCB || p.est == IWR {
+	if explore.direct() || p.est == IWR {
 		blocks = p.bags
 	}
 	var err error
@@ -182,65 +169,9 @@ func (p *csPolicy) Distribution(ctx []float32) ([]float64, error) {
 	if err := p.bank.forward(ctx); err != nil {
 		return nil, err
 	}
-	k := p.k
-	pr := make([]float64, k)
-	switch p.kind {
-	case kindEpsGreedy:
-		best := argmin(p.bank.raw[:k])
-		for a := range pr {
-			pr[a] = p.cfg.Epsilon / float64(k)
-		}
-		pr[best] = 1 - p.cfg.Epsilon*float64(k-1)/float64(k)
-	case kindSoftmax:
-		// Predictions clipped to the label range: a raw output far outside
-		// it (possible after a large importance weight) must not freeze
-		// the distribution.
-		lo := math.Inf(1)
-		for a := range pr {
-			pr[a] = p.gd.clip(float64(p.bank.raw[a]))
-			lo = min(lo, pr[a])
-		}
-		sum := 0.0
-		for a := range pr {
-			pr[a] = math.Exp(-p.cfg.Lambda * (pr[a] - lo) / p.scale())
-			sum += pr[a]
-		}
-		for a := range pr {
-			pr[a] /= sum
-		}
-	case kindBootstrap:
-		for b := 0; b < p.bags; b++ {
-			pr[argmin(p.bank.raw[b*k:(b+1)*k])]++
-		}
-		for a := range pr {
-			pr[a] /= float64(p.bags)
-		}
-	case kindSquareCB:
-		s := p.bank.raw[:k]
-		best := argmin(s)
-		gamma := p.cfg.GammaScale * math.Pow(float64(p.t+1), p.cfg.GammaExp)
-		rest := 0.0
-		for a := range pr {
-			if a == best {
-				continue
-			}
-			gap := max(p.gd.clip(float64(s[a]))-p.gd.clip(float64(s[best])), 0) / p.scale()
-			pr[a] = 1 / (float64(k) + gamma*gap)
-			rest += pr[a]
-		}
-		pr[best] = max(1-rest, 0)
-	}
+	pr := make([]float64, p.k)
+	p.explore.distribution(p, pr)
 	return checkDist(pr)
-}
-
-// poisson1 draws from Poisson(1) (Knuth's method).
-func poisson1(rng *rand.Rand) int {
-	l, n, prod := math.Exp(-1), 0, rng.Float64()
-	for prod > l {
-		n++
-		prod *= rng.Float64()
-	}
-	return n
 }
 
 // Learn implements Policy.
@@ -258,19 +189,18 @@ func (p *csPolicy) Learn(ctx []float32, arm int, prob, cost float64) error {
 	k := p.k
 	p.rows, p.labels, p.wts = p.rows[:0], p.labels[:0], p.wts[:0]
 	switch {
-	case p.kind == kindSquareCB:
+	case p.explore.direct():
 		// Plain online regression on the chosen arm.
 		p.rows = append(p.rows, arm)
 		p.labels = append(p.labels, cost)
 		p.wts = append(p.wts, 1)
 	case p.est == IWR:
 		for b := 0; b < p.bags; b++ {
-			w := 1 / max(prob, minProb)
-			if p.kind == kindBootstrap {
-				w *= float64(poisson1(p.rng))
-				if w == 0 {
-					continue
-				}
+			// bagWeight is exactly 1 but for bootstrap-ts, and w > 0 for
+			// a valid prob, so only a bag's zero draw skips it.
+			w := 1 / max(prob, minProb) * p.explore.bagWeight(p.rng)
+			if w == 0 {
+				continue
 			}
 			p.rows = append(p.rows, b*k+arm)
 			p.labels = append(p.labels, cost)
@@ -287,12 +217,9 @@ func (p *csPolicy) Learn(ctx []float32, arm int, prob, cost float64) error {
 			p.wts = append(p.wts, w)
 		}
 		for b := 0; b < p.bags; b++ {
-			w := 1.0
-			if p.kind == kindBootstrap {
-				w = float64(poisson1(p.rng))
-				if w == 0 {
-					continue
-				}
+			w := p.explore.bagWeight(p.rng)
+			if w == 0 {
+				continue
 			}
 			for a := 0; a < k; a++ {
 				p.rows = append(p.rows, b*k+a)
@@ -304,4 +231,36 @@ func (p *csPolicy) Learn(ctx []float32, arm int, prob, cost float64) error {
 	p.bank.learn(&p.gd, p.rows, p.labels, p.wts)
 	p.t++
 	return nil
+}
+
+type csState struct {
+	T    int64
+	CLo  float64
+	CHi  float64
+	GD   gdState
+	Bank bankState
+	RNG  []byte
+}
+
+func (p *csPolicy) saveState(enc *gob.Encoder) error {
+	rng, err := p.pcg.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	return enc.Encode(csState{p.t, p.cLo, p.cHi, p.gd, p.bank.state(), rng})
+}
+
+func (p *csPolicy) loadState(dec *gob.Decoder) error {
+	var s csState
+	if err := dec.Decode(&s); err != nil {
+		return err
+	}
+	if err := s.check(p.gd.Eta); err != nil {
+		return err
+	}
+	if err := p.pcg.UnmarshalBinary(s.RNG); err != nil {
+		return err
+	}
+	p.t, p.cLo, p.cHi, p.gd = s.T, s.CLo, s.CHi, s.GD
+	return p.bank.setState(s.Bank)
 }

@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"encoding/gob"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -230,4 +231,26 @@ func (c *Cover) Learn(ctx []float32, arm int, prob, cost float64) error {
 	}
 	c.bank.learn(&c.gd, c.rows, c.labels, c.wts)
 	return nil
+}
+
+type coverState struct {
+	Counter int64
+	GD      gdState
+	Bank    bankState
+}
+
+func (c *Cover) saveState(enc *gob.Encoder) error {
+	return enc.Encode(coverState{c.counter, c.gd, c.bank.state()})
+}
+
+func (c *Cover) loadState(dec *gob.Decoder) error {
+	var s coverState
+	if err := dec.Decode(&s); err != nil {
+		return err
+	}
+	if err := s.check(c.gd.Eta); err != nil {
+		return err
+	}
+	c.counter, c.gd = s.Counter, s.GD
+	return c.bank.setState(s.Bank)
 }

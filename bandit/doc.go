@@ -20,7 +20,7 @@
 // scenario (package scenario: a main bandit over its arms and a parameter
 // bandit per arm with a grid of values, learning the scenario's objective)
 // and save to / load from versioned state files. Every agent is one entry
-// of the agent table (config.go: name, doc line, option keys, defaults,
+// of the agent table (agents.go: name, doc line, option keys, defaults,
 // constructor); its constructor returns a policy that can save its state,
 // so an agent that cannot be saved does not compile.
 //

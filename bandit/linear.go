@@ -1,6 +1,8 @@
 package bandit
 
 import (
+	"encoding/gob"
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -190,4 +192,46 @@ func (l *linPolicy) Learn(ctx []float32, arm int, prob, cost float64) error {
 		th[i] = t
 	}
 	return nil
+}
+
+type linState struct {
+	Ainv, B, Theta [][]float64
+	RNG            []byte
+	// Learn calls and the range of logged costs.
+	N        int64
+	CLo, CHi float64
+}
+
+func (l *linPolicy) saveState(enc *gob.Encoder) error {
+	rng, err := l.pcg.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	return enc.Encode(linState{l.ainv, l.bvec, l.theta, rng, l.nLearn, l.cLo, l.cHi})
+}
+
+func (l *linPolicy) loadState(dec *gob.Decoder) error {
+	var s linState
+	if err := dec.Decode(&s); err != nil {
+		return err
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	n := l.dim + 1
+	if len(s.Ainv) != l.k || len(s.B) != l.k || len(s.Theta) != l.k {
+		return fmt.Errorf("linear state has %d arms, want %d", len(s.Ainv), l.k)
+	}
+	for a := 0; a < l.k; a++ {
+		if len(s.Ainv[a]) == 0 {
+			l.ainv[a], l.bvec[a], l.theta[a] = nil, nil, nil
+			continue
+		}
+		if len(s.Ainv[a]) != n*n || len(s.B[a]) != n || len(s.Theta[a]) != n {
+			return fmt.Errorf("linear state arm %d has wrong sizes for dimension %d", a, l.dim)
+		}
+		l.ainv[a], l.bvec[a], l.theta[a] = s.Ainv[a], s.B[a], s.Theta[a]
+	}
+	l.nLearn, l.cLo, l.cHi = s.N, s.CLo, s.CHi
+	return l.pcg.UnmarshalBinary(s.RNG)
 }

@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -175,3 +176,6 @@ func (u *Uniform) Distribution(ctx []float32) ([]float64, error) {
 func (u *Uniform) Learn(ctx []float32, arm int, prob, cost float64) error {
 	return checkLearn(ctx, u.dim, u.k, arm, prob, cost)
 }
+
+func (u *Uniform) saveState(*gob.Encoder) error { return nil }
+func (u *Uniform) loadState(*gob.Decoder) error { return nil }
