@@ -180,15 +180,15 @@ func newBank(m, d, h int, rng *rand.Rand) (*bank, error) {
 	if h > 0 {
 		rows = m * h
 	}
-	b.U = make([]float32, rows*(d+1))
-	b.GU = make([]float32, rows*(d+1))
-	b.NU = make([]float32, m*(d+1))
-	b.nuInv = make([]float32, m*(d+1))
+	b.U = alignedFloats(rows * (d + 1))
+	b.GU = alignedFloats(rows * (d + 1))
+	b.NU = alignedFloats(m * (d + 1))
+	b.nuInv = alignedFloats(m * (d + 1))
 	if h > 0 {
-		b.V = make([]float32, m*h)
-		b.VB = make([]float32, m)
-		b.GV = make([]float32, m*(h+1))
-		b.NV = make([]float32, m*(h+1))
+		b.V = alignedFloats(m * h)
+		b.VB = alignedFloats(m)
+		b.GV = alignedFloats(m * (h + 1))
+		b.NV = alignedFloats(m * (h + 1))
 		lazy := func(l float64) float32 {
 			if l == 0 {
 				return 0
@@ -211,20 +211,20 @@ func newBank(m, d, h int, rng *rand.Rand) (*bank, error) {
 				b.NV[r*(h+1)+j] = 1
 			}
 		}
-		b.hid = make([]float32, m*h)
-		b.z = make([]float32, m*h)
-		b.feat = make([]float32, h+1)
-		b.vtmp = make([]float32, h+1)
-		b.f2 = make([]float32, h+1)
-		b.finv = make([]float32, h+1)
+		b.hid = alignedFloats(m * h)
+		b.z = alignedFloats(m * h)
+		b.feat = alignedFloats(h + 1)
+		b.vtmp = alignedFloats(h + 1)
+		b.f2 = alignedFloats(h + 1)
+		b.finv = alignedFloats(h + 1)
 	}
-	b.xa = make([]float32, d+1)
+	b.xa = alignedFloats(d + 1)
 	b.xa[d] = 1
-	b.raw = make([]float32, m)
-	b.x2 = make([]float32, d+1)
-	b.ax = make([]float32, d+1)
-	b.invN = make([]float32, d+1)
-	b.xr = make([]float32, max(d+1, h+1))
+	b.raw = alignedFloats(m)
+	b.x2 = alignedFloats(d + 1)
+	b.ax = alignedFloats(d + 1)
+	b.invN = alignedFloats(d + 1)
+	b.xr = alignedFloats(max(d+1, h+1))
 	if err := b.build(); err != nil {
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func (b *bank) build() error {
 		vb := gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(b.M), gorgonia.WithName("VB"),
 			gorgonia.WithValue(tensor.New(tensor.WithShape(b.M), tensor.WithBacking(b.VB))))
 		fill := func(n int, val float32) []float32 {
-			s := make([]float32, n)
+			s := alignedFloats(n)
 			for i := range s {
 				s[i] = val
 			}
@@ -476,3 +476,15 @@ func (b *bank) setState(s bankState) error {
 	b.fresh = false
 	return nil
 }
+
+// alignedFloats returns n zeroed float32 whose first lies on a 16-byte
+// boundary. gonum's SSE dot product and sum, behind gorgonia's Mul, add
+// the elements before the first aligned one apart, so a dot product's
+// rounding depends on where its operands lie in memory; Go's allocator
+// puts objects of its 8- and 24-byte size classes, and tiny ones (under
+// 16 bytes), at 4- or 8-byte offsets that depend on what the process
+// allocated before, which made the same run learn different low bits in
+// two processes (a 5-d context: 6 inputs with the bias, 24 bytes). A
+// capacity rounded up to a multiple of 16 bytes, at least 16, puts the
+// slice in a size class whose objects are all 16-byte aligned.
+func alignedFloats(n int) []float32 { return make([]float32, n, max(4, (n+3)&^3)) }
