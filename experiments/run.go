@@ -1,0 +1,220 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
+)
+
+// meta returns the experiment's run metadata (run.json).
+func (e *Experiment) meta() record.Meta {
+	cfg := e.Config
+	m := record.Meta{
+		Identity:   e.id,
+		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
+		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
+		Features: record.FeaturesMeta{Kind: cfg.Features.kind()},
+		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len(), Classes: e.classes},
+		Scenario: record.DescribeScenario(cfg.Scenario),
+		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
+		Version: record.Version(),
+	}
+	if m.Iterations == 0 {
+		m.Iterations = (cfg.Passes + cfg.Regression.Passes) * e.src.Len()
+	}
+	if cfg.Features.Model != "" {
+		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
+		m.Features.Output = cfg.Features.Output
+	}
+	for _, a := range cfg.Agents {
+		if !cfg.Regressing() {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
+			continue
+		}
+		for _, state := range []string{record.Carried, record.Fresh} {
+			m.Agents = append(m.Agents, record.AgentMeta{ID: regressionID(a.ID, state), Name: a.Name, Options: a.Options})
+		}
+	}
+	return m
+}
+
+// writeRunFiles writes the configuration's snapshot config.yaml and
+// run.json into the results folder; verdictsSHA256 is the sha256 of the
+// folder's sweep.csv, "" for none.
+func (e *Experiment) writeRunFiles(verdictsSHA256 string) error {
+	out := e.Config.Output
+	if err := record.WriteFileAtomic(filepath.Join(out, record.ConfigFile), e.Config.doc); err != nil {
+		return err
+	}
+	m := e.meta()
+	m.VerdictsSHA256 = verdictsSHA256
+	return record.WriteMeta(filepath.Join(out, record.MetaFile), m)
+}
+
+// keepVerdicts returns the sha256 of the results folder's sweep.csv when it
+// belongs to this experiment (an earlier amt sweep of the same
+// configuration wrote it, as run.json says), so that an online run keeps
+// it; otherwise it removes a stale sweep.csv and returns "".
+func (e *Experiment) keepVerdicts() (string, error) {
+	out := e.Config.Output
+	csv := filepath.Join(out, record.VerdictsFile)
+	if _, err := os.Stat(csv); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if m, err := record.ReadMeta(filepath.Join(out, record.MetaFile)); err == nil && m.Identity == e.id && m.VerdictsSHA256 != "" {
+		if sum, err := record.FileSHA256(csv); err == nil && sum == m.VerdictsSHA256 {
+			return sum, nil
+		}
+	}
+	if err := os.Remove(csv); err != nil {
+		return "", fmt.Errorf("removing the stale %s: %w", csv, err)
+	}
+	return "", nil
+}
+
+// Run runs every agent of the experiment over every seed (online or
+// replay, as configured) and writes Output/<agent id>/{summary.json,
+// seed-<n>.jsonl, timing.json} and Output/config.yaml (a copy of the
+// configuration). In replay mode it first computes or loads the sweep.
+// Messages go to log; progress (may be nil) gets the sweep's progress and
+// each agent's (stage "<agent id>": iterations over all seeds).
+func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFunc) error {
+	cfg := e.Config
+	if cfg.Tuning() {
+		return cfg.errAt("tune", "this experiment tunes its agents first: run amt tune -config %s", cfg.File)
+	}
+	if err := e.removeStaleFiles(); err != nil {
+		return err
+	}
+	env, err := e.env(ctx, progress, false)
+	if err != nil {
+		return err
+	}
+	if cfg.Mode == "online" { // replay's sweep wrote them
+		sum, err := e.keepVerdicts()
+		if err != nil {
+			return err
+		}
+		if err := e.writeRunFiles(sum); err != nil {
+			return err
+		}
+	}
+	if err := e.removeStaleAgents(log); err != nil {
+		return err
+	}
+	if a := e.after; a != nil {
+		var after Env
+		if cfg.Mode == "replay" {
+			after, err = e.afterTable.replayEnv(cfg.Scenario, cfg.Features.sut())
+		} else {
+			after, err = a.study.newEnv(a.src.Len(), a.newExt, a.Config.Features.sut(), a.relations, cfg.Scenario)
+		}
+		if err != nil {
+			return err
+		}
+		return e.runRegression(ctx, env, after, log, progress)
+	}
+	for i, a := range cfg.Agents {
+		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
+		newAgent, o := e.seedsSetup(a, env, log)
+		if progress != nil {
+			total, done := e.iterations(env)*len(cfg.Seeds), 0
+			stage := Stage{Name: "agent " + a.ID, Unit: "iteration"}
+			progress(stage, 0, total)
+			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
+		}
+		vlog := e.galleryLog(i, &o)
+		sum, err := RunSeeds(ctx, env, cfg.Scenario, newAgent, filepath.Join(cfg.Output, a.ID), o)
+		if err != nil {
+			return err
+		}
+		if err := e.drawRunGallery(ctx, a.ID, vlog); err != nil {
+			return err
+		}
+		e.logSummary(log, a, sum)
+	}
+	return nil
+}
+
+// env returns the Env of the experiment's agent runs: in replay mode the
+// sweep's table (computed first where the cache lacks it, or with
+// cacheOnly assembled from the cache alone, as MergeSweep does, without
+// writing result files), in online mode the case study's SUT.
+func (e *Experiment) env(ctx context.Context, progress ProgressFunc, cacheOnly bool) (Env, error) {
+	cfg := e.Config
+	sc := cfg.Scenario
+	switch cfg.Mode {
+	case "replay":
+		var t *Table
+		var err error
+		if cacheOnly {
+			setup := e.sweepSetup(nil)
+			setup.mergeOnly, setup.readOnly = true, true
+			if t, err = sweep(ctx, setup); err != nil {
+				return nil, fmt.Errorf("replay mode: the agents' shards read the whole sweep from the cache (merge it first): %w", err)
+			}
+		} else {
+			t, err = e.Sweep(ctx, progress)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return t.replayEnv(sc, cfg.Features.sut())
+	case "online":
+		return e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc)
+	default:
+		return nil, cfg.errAt("mode", "unknown mode %q", cfg.Mode)
+	}
+}
+
+// iterations returns the iterations of one run in env.
+func (e *Experiment) iterations(env Env) int {
+	if e.Config.Iterations > 0 {
+		return e.Config.Iterations
+	}
+	return e.Config.Passes * env.Len()
+}
+
+// seedsSetup returns how agent a runs over the seeds in env: the maker of
+// its agent for a seed (loading its saved state when the configuration
+// keeps state) and RunSeeds's options, without a trace.
+func (e *Experiment) seedsSetup(a AgentSpec, env Env, log io.Writer) (func(seed uint64) (Agent, error), SeedsOptions) {
+	cfg := e.Config
+	sc := cfg.Scenario
+	stateDir := ""
+	if cfg.State != "" {
+		stateDir = filepath.Join(cfg.State, a.ID)
+	}
+	newAgent := func(seed uint64) (Agent, error) {
+		if stateDir == "" {
+			return NewAgent(a, sc, env.Layout(), seed)
+		}
+		ag, loaded, err := loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Layout(), seed)
+		if loaded {
+			fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
+		}
+		return ag, err
+	}
+	return newAgent, SeedsOptions{
+		Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
+		Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Identity: e.id, LogDecisions: e.LogDecisions,
+		ParamErrors: cfg.CorruptionReport(),
+	}
+}
+
+// logSummary writes an agent's final line: its violations over all seeds.
+func (e *Experiment) logSummary(log io.Writer, a AgentSpec, sum record.Summary) {
+	var it, viol int
+	for _, r := range sum.Runs {
+		it += r.Iterations
+		viol += r.Violations
+	}
+	fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", e.Config.Name, a.ID, plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
+}
