@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -92,24 +90,12 @@ type Timing struct {
 
 // WriteTiming writes t as indented JSON to path, atomically.
 func WriteTiming(path string, t Timing) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, t, "  ")
 }
 
 // ReadTiming reads a timing.json.
 func ReadTiming(path string) (Timing, error) {
-	var t Timing
-	b, err := limits.ReadFile(path, limits.JSONBytes)
-	if err != nil {
-		return t, fmt.Errorf("record: %w", err)
-	}
-	if err := json.Unmarshal(b, &t); err != nil {
-		return t, fmt.Errorf("record: %s: %w", path, err)
-	}
-	return t, nil
+	return readJSON[Timing](path, limits.JSONBytes)
 }
 
 // Meta is the content of run.json: what an experiment ran, written by the
@@ -225,24 +211,14 @@ func Version() string {
 
 // WriteMeta writes m as indented JSON to path, atomically.
 func WriteMeta(path string, m Meta) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, m, "  ")
 }
 
 // ReadMeta reads a run.json; unknown fields are errors.
 func ReadMeta(path string) (Meta, error) {
-	var m Meta
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	m, err := readJSON[Meta](path, limits.JSONBytes)
 	if err != nil {
-		return m, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return m, fmt.Errorf("record: %s: %w", path, err)
+		return m, err
 	}
 	if m.Scenario.Name == "" || len(m.Scenario.Variants) == 0 {
 		return m, fmt.Errorf("record: %s: missing scenario name or variants", path)

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -133,11 +131,7 @@ type SuiteRuns struct {
 
 // WriteSuite writes s as indented JSON to path, atomically.
 func WriteSuite(path string, s Suite) error {
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, s, " ")
 }
 
 // ReadSuite reads and checks a suite.json: at most limits.JSONBytes,
@@ -145,15 +139,9 @@ func WriteSuite(path string, s Suite) error {
 // agent in order, one value per seed, counts that make sense and finite
 // scores.
 func ReadSuite(path string) (Suite, error) {
-	var s Suite
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	s, err := readJSON[Suite](path, limits.JSONBytes)
 	if err != nil {
-		return s, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("record: %s: %w", path, err)
+		return s, err
 	}
 	if err := s.check(); err != nil {
 		return s, fmt.Errorf("record: %s: %w", path, err)
