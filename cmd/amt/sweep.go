@@ -93,7 +93,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if *featOut != "" {
-		if err := record.WriteFileAtomic(*featOut, experiments.EncodeFeatures(t.Features)); err != nil {
+		if err := record.WriteFileAtomic(*featOut, record.EncodeFeatures(t.Features)); err != nil {
 			return err
 		}
 	}
@@ -102,7 +102,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
-		if err := record.WriteFileAtomic(*sutOut, experiments.EncodeFeatures(g)); err != nil {
+		if err := record.WriteFileAtomic(*sutOut, record.EncodeFeatures(g)); err != nil {
 			return err
 		}
 	}
