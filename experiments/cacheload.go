@@ -6,9 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -179,7 +180,7 @@ func metaDiff(got, want []byte) string {
 		return "its header's meta is not a JSON object"
 	}
 	var diffs []string
-	for _, f := range sortedKeys(g, w) {
+	for _, f := range unionKeys(g, w) {
 		if bytes.Equal(g[f], w[f]) {
 			continue
 		}
@@ -192,7 +193,7 @@ func metaDiff(got, want []byte) string {
 			diffs = append(diffs, fmt.Sprintf("its key is %s where this table's is %s", short(g[f]), short(w[f])))
 			continue
 		}
-		for _, kf := range sortedKeys(gk, wk) {
+		for _, kf := range unionKeys(gk, wk) {
 			if !bytes.Equal(gk[kf], wk[kf]) {
 				diffs = append(diffs, fmt.Sprintf("its key's %s is %s where this table's is %s", kf, short(gk[kf]), short(wk[kf])))
 			}
@@ -204,20 +205,12 @@ func metaDiff(got, want []byte) string {
 	return strings.Join(diffs, "; ")
 }
 
-// sortedKeys returns the keys of a and b, sorted, each once.
-func sortedKeys(a, b map[string]json.RawMessage) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range []map[string]json.RawMessage{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys(a, b map[string]json.RawMessage) []string {
+	all := make(map[string]json.RawMessage, len(a)+len(b))
+	maps.Copy(all, a)
+	maps.Copy(all, b)
+	return slices.Sorted(maps.Keys(all))
 }
 
 // short shortens a JSON value for a message (a sha256 to 12 digits).

@@ -317,16 +317,16 @@ func newDetectionEnv(src caseSource, ext extractor, withSut bool, det detection,
 	return &detectionEnv{sourceEnv: base, src: src, det: det}, nil
 }
 
-func (e *detectionEnv) load(i int) error {
-	if e.cur == i {
-		return nil
-	}
+// load loads source case i (sourceEnv.load).
+func (e *detectionEnv) load(i int) error { return e.sourceEnv.load(i, e.read) }
+
+// read reads source case i and its ground truth.
+func (e *detectionEnv) read(i int) error {
 	c, err := e.src.Case(i)
 	if err != nil {
-		return fmt.Errorf("image %d: %w", i, err)
+		return err
 	}
 	e.c, e.gt, e.srcDets = c, groundTruth(c.Annotations), nil
-	e.setCurrent(i)
 	return nil
 }
 

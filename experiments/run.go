@@ -58,6 +58,24 @@ func (e *Experiment) writeRunFiles(verdictsSHA256 string) error {
 	return record.WriteMeta(filepath.Join(out, record.MetaFile), m)
 }
 
+// startFolder readies the results folder for the agents' runs: with
+// runFiles it keeps the folder's sweep.csv if it is this experiment's
+// (keepVerdicts) and writes config.yaml and run.json (writeRunFiles);
+// then it removes the folders of agents the configuration no longer has
+// (removeStaleAgents).
+func (e *Experiment) startFolder(log io.Writer, runFiles bool) error {
+	if runFiles {
+		sum, err := e.keepVerdicts()
+		if err != nil {
+			return err
+		}
+		if err := e.writeRunFiles(sum); err != nil {
+			return err
+		}
+	}
+	return e.removeStaleAgents(log)
+}
+
 // keepVerdicts returns the sha256 of the results folder's sweep.csv when it
 // belongs to this experiment (an earlier amt sweep of the same
 // configuration wrote it, as run.json says), so that an online run keeps
@@ -97,16 +115,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	if err != nil {
 		return err
 	}
-	if cfg.Mode == "online" { // replay's sweep wrote them
-		sum, err := e.keepVerdicts()
-		if err != nil {
-			return err
-		}
-		if err := e.writeRunFiles(sum); err != nil {
-			return err
-		}
-	}
-	if err := e.removeStaleAgents(log); err != nil {
+	if err := e.startFolder(log, cfg.Mode == "online"); err != nil { // replay's sweep wrote the run files
 		return err
 	}
 	if a := e.after; a != nil {

@@ -85,9 +85,19 @@ func (e *sourceEnv) Layout() bandit.Layout {
 	return bandit.Layout{Dim: d, Grey: e.sutDim}
 }
 
-// setCurrent records that source image i is loaded; its context is yet
-// to be computed.
-func (e *sourceEnv) setCurrent(i int) { e.cur, e.feats = i, nil }
+// load makes source image i the loaded one: unless it is already, read
+// reads it into the env's own fields, and its context is yet to be
+// computed.
+func (e *sourceEnv) load(i int, read func(i int) error) error {
+	if e.cur == i {
+		return nil
+	}
+	if err := read(i); err != nil {
+		return fmt.Errorf("image %d: %w", i, err)
+	}
+	e.cur, e.feats = i, nil
+	return nil
+}
 
 // context returns the context of img, the loaded source image: the
 // extractor's features, then (with a grey-box block) what sutFeatures

@@ -34,9 +34,8 @@ func tuneSuite(ctx context.Context, cfg *SuiteConfig, envs []*suiteEnv, progress
 			st := record.SuiteSetting{Options: withOptions(base.Options, set)}
 			n := 0
 			for e, env := range envs {
-				o := env.rec.Oracles
-				if o.PerImage > o.Random {
-					st.MeanNorm += (mean(runs[i][e].Scores) - o.Random) / (o.PerImage - o.Random)
+				if norm, ok := env.rec.Oracles.Norm(mean(runs[i][e].Scores)); ok {
+					st.MeanNorm += norm
 					n++
 				}
 			}

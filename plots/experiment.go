@@ -135,16 +135,10 @@ func Load(dir string) (*Experiment, error) {
 	}
 	e := &Experiment{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
 	mp := filepath.Join(dir, record.MetaFile)
-	if _, err := os.Stat(mp); err == nil {
-		m, err := record.ReadMeta(mp)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
-		}
-		e.Meta = &m
-		e.Legacy = m.Identity.IsZero()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("plots: %w", err)
+	if e.Meta, err = readOptional(mp, record.ReadMeta); err != nil {
+		return nil, err
 	}
+	e.Legacy = e.Meta != nil && e.Meta.Identity.IsZero()
 	cp := filepath.Join(dir, record.ConfigFile)
 	if b, err := limits.ReadFile(cp, limits.JSONBytes); err == nil {
 		if e.Meta != nil && !e.Legacy && record.SHA256(b) != e.Meta.ConfigSHA256 {
@@ -175,32 +169,21 @@ func Load(dir string) (*Experiment, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	tp := filepath.Join(dir, record.TuneFile)
-	if _, err := os.Stat(tp); err == nil {
-		t, err := record.ReadTuning(tp)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
-		}
-		e.Tuning = &t
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("plots: %w", err)
+	if e.Tuning, err = readOptional(tp, record.ReadTuning); err != nil {
+		return nil, err
 	}
 	rp := filepath.Join(dir, record.RegressionFile)
-	if _, err := os.Stat(rp); err == nil {
-		r, err := record.ReadRegression(rp)
+	if e.Regression, err = readOptional(rp, record.ReadRegression); err != nil {
+		return nil, err
+	}
+	if e.Regression != nil {
+		after, err := readOptional(filepath.Join(dir, record.VerdictsAfterFile), record.ReadVerdictsCSV)
 		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
+			return nil, err
 		}
-		e.Regression = &r
-		ap := filepath.Join(dir, record.VerdictsAfterFile)
-		if _, err := os.Stat(ap); err == nil {
-			if e.VerdictsAfter, err = record.ReadVerdictsCSV(ap); err != nil {
-				return nil, fmt.Errorf("plots: %w", err)
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("plots: %w", err)
+		if after != nil {
+			e.VerdictsAfter = *after
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("plots: %w", err)
 	}
 	if err := loadCorruption(e); err != nil {
 		return nil, err
@@ -374,14 +357,9 @@ func (a *Agent) readTiming(path string) error {
 // reference SUT's table it records (by sha256), when the folder has them.
 func loadCorruption(e *Experiment) error {
 	cp := filepath.Join(e.Dir, record.CorruptionFile)
-	if _, err := os.Stat(cp); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	c, err := record.ReadCorruption(cp)
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
+	c, err := readOptional(cp, record.ReadCorruption)
+	if err != nil || c == nil {
+		return err
 	}
 	if e.Meta != nil && !e.Legacy && c.Identity != e.Meta.Identity {
 		return fmt.Errorf("plots: %s belongs to another run (%s) than %s (%s); %s", cp, c.Identity, record.MetaFile, e.Meta.Identity, rerun)
@@ -397,6 +375,21 @@ func loadCorruption(e *Experiment) error {
 	if e.VerdictsReference, err = record.DecodeVerdictsCSV(bytes.NewReader(b), vp); err != nil {
 		return fmt.Errorf("plots: %w", err)
 	}
-	e.Corruption = &c
+	e.Corruption = c
 	return nil
+}
+
+// readOptional reads the result file at path with read, or returns nil
+// when there is none; other errors (a stat's or read's) are errors.
+func readOptional[T any](path string, read func(string) (T, error)) (*T, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	v, err := read(path)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	return &v, nil
 }

@@ -120,6 +120,19 @@ type SuiteOracles struct {
 	PerImage float64 `json:"per_image"`
 }
 
+// Norm returns the normalised score of score, which puts random selection
+// at 0 and the per-image oracle at 1: (score − Random) / (PerImage −
+// Random). It is defined (ok) only when PerImage > Random; an environment
+// where random selection already scores the most normalises nothing.
+// Suite tuning (experiments) and the suite report (plots/analysis) both
+// rank agents by it.
+func (o SuiteOracles) Norm(score float64) (norm float64, ok bool) {
+	if o.PerImage > o.Random {
+		return (score - o.Random) / (o.PerImage - o.Random), true
+	}
+	return 0, false
+}
+
 // SuiteRuns are one agent's runs on one environment, one entry per seed in
 // Suite.Seeds order.
 type SuiteRuns struct {
