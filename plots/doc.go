@@ -1,6 +1,7 @@
 // Package plots redraws an experiment's figures, tables and report from its
-// result files — it reads results/<experiment>/ (see Load) and never needs
-// to know how they were produced.
+// result files — it reads results/<experiment>/ (see Load; package
+// record's doc describes the folder) and never needs to know how they were
+// produced.
 //
 // Render writes, into the experiment's folder:
 //

@@ -15,21 +15,9 @@ import (
 	"github.com/amt-dev/amt/internal/limits"
 )
 
-// Experiment is everything read from one experiment's result folder (see
-// package record for its layout):
-//
-//	results/<experiment>/run.json               what ran (optional)
-//	results/<experiment>/config.yaml            the configuration it ran with (optional, quoted verbatim)
-//	results/<experiment>/sweep.csv              exhaustive verdict table (optional)
-//	results/<experiment>/<agent>/summary.json   final state of every seed's run
-//	results/<experiment>/<agent>/seed-<n>.jsonl progress log of seed n (optional)
-//	results/<experiment>/<agent>/timing.json    measured times (optional)
-//	results/<experiment>/tune.json              how amt tune chose the agents' options (optional)
-//	results/<experiment>/regression.json        a regression experiment's SUT change (optional)
-//	results/<experiment>/sweep-after.csv        its table of the SUT after the change (optional)
-//	results/<experiment>/corruption.json        a corruption report's reference SUT (optional)
-//	results/<experiment>/sweep-reference.csv    its table of the reference SUT (with corruption.json)
-//	results/<experiment>/config.yaml            the experiment's config (optional, quoted verbatim)
+// Experiment is everything read from one experiment's result folder
+// (package record's doc describes its layout): every file is optional but
+// an agent folder's summary.json.
 type Experiment struct {
 	Name string // folder name
 	Dir  string
@@ -121,9 +109,9 @@ const rerun = "run amt run (or amt sweep) with the experiment's configuration ag
 // must carry the same one. A folder that mixes files of different runs is
 // an error naming the file. A folder none of whose files carries an
 // identity (written by an amt before they were recorded) loads with
-// Legacy set; one that mixes such files with others is an error. It also fails when the folder holds neither a verdict table
-// nor an agent summary, and names the file of any result that cannot be
-// read. The configuration is only quoted, never parsed: what ran comes
+// Legacy set; one that mixes such files with others is an error. It also
+// fails when the folder holds neither a verdict table nor an agent
+// summary, and names the file of any result that cannot be read. The configuration is only quoted, never parsed: what ran comes
 // from run.json.
 func Load(dir string) (*Experiment, error) {
 	st, err := os.Stat(dir)

@@ -1,15 +1,3 @@
-// Package record defines amt's result files, their names and their
-// content, and reads and writes them: the run metadata (run.json: what ran,
-// with which inputs and scenario), the per-agent summary (summary.json),
-// the per-run progress logs (JSON lines, cumulative counts like the
-// original Tetraband logs), the measured times (timing.json) and the
-// exhaustive verdict table (CSV). The experiment runner writes them and the
-// plots package reads them, so this package is the whole contract between
-// the two (see folder.go for the folder's layout).
-//
-// Every writer is atomic (WriteFileAtomic, through internal/atomicfile): it
-// writes a temporary file in the destination directory and renames it into
-// place, so an interrupted run never leaves a half-written file behind.
 package record
 
 import (
