@@ -45,21 +45,13 @@ func (e *Experiment) SweepShard(ctx context.Context, sh Shard, progress Progress
 	if !sh.sharded() {
 		return ShardStats{}, errors.New("sweep: SweepShard needs a shard")
 	}
-	var pf func(done, total int)
-	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name + " shard " + sh.String(), Unit: "image", Resumed: "cached"}
-		pf = func(done, total int) { progress(stage, done, total) }
-	}
+	pf := sweepProgress(progress, e.Config.Name+" shard "+sh.String())
 	return sweepShard(ctx, e.sweepSetup(pf), sh)
 }
 
 // sweep is Sweep, or with mergeOnly MergeSweep.
 func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly bool) (*Table, error) {
-	var pf func(done, total int)
-	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name, Unit: "image", Resumed: "cached"}
-		pf = func(done, total int) { progress(stage, done, total) }
-	}
+	pf := sweepProgress(progress, e.Config.Name)
 	setup := e.sweepSetup(pf)
 	setup.mergeOnly = mergeOnly
 	t, err := sweep(ctx, setup)
@@ -94,11 +86,7 @@ func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly
 // SUT after the change and writes its scenario's rows to
 // Output/sweep-after.csv.
 func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Table, error) {
-	var pf func(done, total int)
-	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name + " (SUT after the change)", Unit: "image", Resumed: "cached"}
-		pf = func(done, total int) { progress(stage, done, total) }
-	}
+	pf := sweepProgress(progress, e.Config.Name+" (SUT after the change)")
 	t, err := sweep(ctx, e.after.sweepSetup(pf))
 	if err != nil {
 		return nil, err

@@ -70,6 +70,17 @@ func Interactive(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("CI") != "true"
 }
 
+// sweepProgress returns progress bound to the stage of the sweep named
+// "sweep "+name (counting images, resumed from the cache), as sweepSetup
+// takes it; nil when progress is nil.
+func sweepProgress(progress ProgressFunc, name string) func(done, total int) {
+	if progress == nil {
+		return nil
+	}
+	stage := Stage{Name: "sweep " + name, Unit: "image", Resumed: "cached"}
+	return func(done, total int) { progress(stage, done, total) }
+}
+
 // Plain-line pacing: a line at least every plainEvery, and at every
 // plainStep of the work if the last line is at least plainMinGap old.
 const (

@@ -2,100 +2,13 @@ package experiments
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
 )
-
-// meta returns the experiment's run metadata (run.json).
-func (e *Experiment) meta() record.Meta {
-	cfg := e.Config
-	m := record.Meta{
-		Identity:   e.id,
-		Experiment: cfg.Name, Description: cfg.Description, CaseStudy: cfg.CaseStudy, Mode: cfg.Mode,
-		SUT:      record.File{Path: cfg.SUT.Model, SHA256: e.modelHash},
-		Features: record.FeaturesMeta{Kind: cfg.Features.kind()},
-		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len(), Classes: e.classes},
-		Scenario: record.DescribeScenario(cfg.Scenario),
-		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
-		Version: record.Version(),
-	}
-	if m.Iterations == 0 {
-		m.Iterations = (cfg.Passes + cfg.Regression.Passes) * e.src.Len()
-	}
-	if cfg.Features.Model != "" {
-		m.Features.Model = &record.File{Path: cfg.Features.Model, SHA256: e.featHash}
-		m.Features.Output = cfg.Features.Output
-	}
-	for _, a := range cfg.Agents {
-		if !cfg.Regressing() {
-			m.Agents = append(m.Agents, record.AgentMeta{ID: a.ID, Name: a.Name, Options: a.Options})
-			continue
-		}
-		for _, state := range []string{record.Carried, record.Fresh} {
-			m.Agents = append(m.Agents, record.AgentMeta{ID: regressionID(a.ID, state), Name: a.Name, Options: a.Options})
-		}
-	}
-	return m
-}
-
-// writeRunFiles writes the configuration's snapshot config.yaml and
-// run.json into the results folder; verdictsSHA256 is the sha256 of the
-// folder's sweep.csv, "" for none.
-func (e *Experiment) writeRunFiles(verdictsSHA256 string) error {
-	out := e.Config.Output
-	if err := record.WriteFileAtomic(filepath.Join(out, record.ConfigFile), e.Config.doc); err != nil {
-		return err
-	}
-	m := e.meta()
-	m.VerdictsSHA256 = verdictsSHA256
-	return record.WriteMeta(filepath.Join(out, record.MetaFile), m)
-}
-
-// startFolder readies the results folder for the agents' runs: with
-// runFiles it keeps the folder's sweep.csv if it is this experiment's
-// (keepVerdicts) and writes config.yaml and run.json (writeRunFiles);
-// then it removes the folders of agents the configuration no longer has
-// (removeStaleAgents).
-func (e *Experiment) startFolder(log io.Writer, runFiles bool) error {
-	if runFiles {
-		sum, err := e.keepVerdicts()
-		if err != nil {
-			return err
-		}
-		if err := e.writeRunFiles(sum); err != nil {
-			return err
-		}
-	}
-	return e.removeStaleAgents(log)
-}
-
-// keepVerdicts returns the sha256 of the results folder's sweep.csv when it
-// belongs to this experiment (an earlier amt sweep of the same
-// configuration wrote it, as run.json says), so that an online run keeps
-// it; otherwise it removes a stale sweep.csv and returns "".
-func (e *Experiment) keepVerdicts() (string, error) {
-	out := e.Config.Output
-	csv := filepath.Join(out, record.VerdictsFile)
-	if _, err := os.Stat(csv); errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if m, err := record.ReadMeta(filepath.Join(out, record.MetaFile)); err == nil && m.Identity == e.id && m.VerdictsSHA256 != "" {
-		if sum, err := record.FileSHA256(csv); err == nil && sum == m.VerdictsSHA256 {
-			return sum, nil
-		}
-	}
-	if err := os.Remove(csv); err != nil {
-		return "", fmt.Errorf("removing the stale %s: %w", csv, err)
-	}
-	return "", nil
-}
 
 // Run runs every agent of the experiment over every seed (online or
 // replay, as configured) and writes Output/<agent id>/{summary.json,

@@ -52,11 +52,7 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 		if err != nil {
 			return res, err
 		}
-		var pf func(done, total int)
-		if progress != nil {
-			stage := Stage{Name: "sweep " + c.Name, Unit: "image", Resumed: "cached"}
-			pf = func(done, total int) { progress(stage, done, total) }
-		}
+		pf := sweepProgress(progress, c.Name)
 		t, err := sweep(ctx, e.sweepSetup(pf))
 		if err != nil {
 			return res, err
