@@ -163,11 +163,9 @@ func (s *classificationStudy) newEnv(n int, newExt func() (extractor, error), wi
 	if err != nil {
 		return nil, err
 	}
-	var ext extractor
-	if newExt != nil {
-		if ext, err = newExt(); err != nil {
-			return nil, err
-		}
+	ext, err := optionalExtractor(newExt)
+	if err != nil {
+		return nil, err
 	}
 	return newOnlineEnv(limited{source: s.src, n: n}, ext, sutDim, cls, rel, sc)
 }

@@ -156,11 +156,9 @@ func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), withSut
 	if err != nil {
 		return nil, err
 	}
-	var ext extractor
-	if newExt != nil {
-		if ext, err = newExt(); err != nil {
-			return nil, err
-		}
+	ext, err := optionalExtractor(newExt)
+	if err != nil {
+		return nil, err
 	}
 	return newDetectionEnv(limitedCases{caseSource: s.cases, n: n}, ext, withSut, detection{detector: det, oracle: s.oracle}, rel, sc)
 }

@@ -34,6 +34,15 @@ type extractor interface {
 	Extract(imgs []rgb.Image) ([][]float32, error)
 }
 
+// optionalExtractor returns a new extractor from newExt, or nil when
+// newExt is nil (a context of the grey-box block alone).
+func optionalExtractor(newExt func() (extractor, error)) (extractor, error) {
+	if newExt == nil {
+		return nil, nil
+	}
+	return newExt()
+}
+
 // sourceEnv is what onlineEnv and detectionEnv share: the data set size,
 // the context extractor, the length of the grey-box block, the follow-up
 // relations, and which source image is loaded with its context, computed
