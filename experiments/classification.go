@@ -163,11 +163,9 @@ func (s *classificationStudy) newEnv(n int, newExt func() (extractor, error), wi
 	if err != nil {
 		return nil, err
 	}
-	var ext extractor
-	if newExt != nil {
-		if ext, err = newExt(); err != nil {
-			return nil, err
-		}
+	ext, err := optionalExtractor(newExt)
+	if err != nil {
+		return nil, err
 	}
 	return newOnlineEnv(limited{source: s.src, n: n}, ext, sutDim, cls, rel, sc)
 }
@@ -267,16 +265,16 @@ func newOnlineEnv(src source, ext extractor, sutDim int, cls classifier, rel map
 	return &onlineEnv{sourceEnv: base, src: src, cls: cls}, nil
 }
 
-func (e *onlineEnv) load(i int) error {
-	if e.cur == i {
-		return nil
-	}
+// load loads source image i (sourceEnv.load).
+func (e *onlineEnv) load(i int) error { return e.sourceEnv.load(i, e.read) }
+
+// read reads source image i and its label.
+func (e *onlineEnv) read(i int) error {
 	img, label, err := e.src.Image(i)
 	if err != nil {
-		return fmt.Errorf("image %d: %w", i, err)
+		return err
 	}
 	e.img, e.label, e.pred = img, label, nil
-	e.setCurrent(i)
 	return nil
 }
 

@@ -35,19 +35,27 @@ const (
 )
 
 // defaultMean sets sut.mean's default, which depends on sut.scale.
-func defaultMean(c *Config) {
-	c.SUT.Mean = [3]float64{}
-	if c.SUT.Scale == "" || c.SUT.Scale == preprocess.ScaleUnit.String() {
-		c.SUT.Mean = [3]float64{0.485, 0.456, 0.406}
-	}
-}
+func defaultMean(c *Config) { c.SUT.Mean = scaleMean(c.SUT.Scale) }
 
 // defaultStd sets sut.std's default, which depends on sut.scale.
-func defaultStd(c *Config) {
-	c.SUT.Std = [3]float64{1, 1, 1}
-	if c.SUT.Scale == "" || c.SUT.Scale == preprocess.ScaleUnit.String() {
-		c.SUT.Std = [3]float64{0.229, 0.224, 0.225}
+func defaultStd(c *Config) { c.SUT.Std = scaleStd(c.SUT.Scale) }
+
+// scaleMean returns the default mean for a scale key's value: ImageNet's
+// with the unit scale (also when unset, its default), else 0.
+func scaleMean(scale string) [3]float64 {
+	if scale == "" || scale == preprocess.ScaleUnit.String() {
+		return [3]float64{0.485, 0.456, 0.406}
 	}
+	return [3]float64{}
+}
+
+// scaleStd returns the default std for a scale key's value: ImageNet's
+// with the unit scale (also when unset, its default), else 1.
+func scaleStd(scale string) [3]float64 {
+	if scale == "" || scale == preprocess.ScaleUnit.String() {
+		return [3]float64{0.229, 0.224, 0.225}
+	}
+	return [3]float64{1, 1, 1}
 }
 
 // resolveInput checks the model's input against the configured SUT s (of

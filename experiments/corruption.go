@@ -62,11 +62,7 @@ func (e *Experiment) ReferenceTable() *Table { return e.referenceTable }
 // Output/corruption.json. A reference equal to the SUT costs nothing: its
 // sweep is the SUT's, cached under the same keys.
 func (e *Experiment) sweepReference(ctx context.Context, progress ProgressFunc) (*Table, error) {
-	var pf func(done, total int)
-	if progress != nil {
-		stage := Stage{Name: "sweep " + e.Config.Name + " (reference SUT)", Unit: "image", Resumed: "cached"}
-		pf = func(done, total int) { progress(stage, done, total) }
-	}
+	pf := sweepProgress(progress, e.Config.Name+" (reference SUT)")
 	t, err := sweep(ctx, e.reference.sweepSetup(pf))
 	if err != nil {
 		return nil, fmt.Errorf("corruption.reference: %w", err)

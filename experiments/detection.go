@@ -156,11 +156,9 @@ func (s *detectionStudy) newEnv(n int, newExt func() (extractor, error), withSut
 	if err != nil {
 		return nil, err
 	}
-	var ext extractor
-	if newExt != nil {
-		if ext, err = newExt(); err != nil {
-			return nil, err
-		}
+	ext, err := optionalExtractor(newExt)
+	if err != nil {
+		return nil, err
 	}
 	return newDetectionEnv(limitedCases{caseSource: s.cases, n: n}, ext, withSut, detection{detector: det, oracle: s.oracle}, rel, sc)
 }
@@ -317,16 +315,16 @@ func newDetectionEnv(src caseSource, ext extractor, withSut bool, det detection,
 	return &detectionEnv{sourceEnv: base, src: src, det: det}, nil
 }
 
-func (e *detectionEnv) load(i int) error {
-	if e.cur == i {
-		return nil
-	}
+// load loads source case i (sourceEnv.load).
+func (e *detectionEnv) load(i int) error { return e.sourceEnv.load(i, e.read) }
+
+// read reads source case i and its ground truth.
+func (e *detectionEnv) read(i int) error {
 	c, err := e.src.Case(i)
 	if err != nil {
-		return fmt.Errorf("image %d: %w", i, err)
+		return err
 	}
 	e.c, e.gt, e.srcDets = c, groundTruth(c.Annotations), nil
-	e.setCurrent(i)
 	return nil
 }
 

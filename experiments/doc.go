@@ -57,23 +57,14 @@
 //
 // # Result files
 //
-// Their names and content are package record's (the contract with the
-// plots). Experiment.Sweep and Experiment.Run first write
-// results/<experiment>/run.json (record.Meta: case study, mode, the SUT,
-// feature model and data with their sha256, the image count, the scenario
-// with its arms, variant keys, objective and parameter units, the agents,
-// seeds, passes, iterations and amt's version), so that readers learn what
-// ran without parsing the configuration; Run also copies the configuration
-// to config.yaml. RunSeeds writes, per agent, into
-// results/<experiment>/<agent id>/:
-//
-//   - seed-<n>.jsonl: the run's progress log (record.LogLine, cumulative
-//     counts every log interval and after the last iteration), written when
-//     the run completes;
-//   - summary.json: record.Summary with one record.Run per seed, written
-//     after the last seed;
-//   - timing.json: measured mean decision (choose + update) and iteration
-//     times per seed.
+// Their layout, names and content are package record's (its package doc
+// describes the result folder; the contract with the plots).
+// Experiment.Sweep and Experiment.Run first write run.json (record.Meta),
+// so that readers learn what ran without parsing the configuration; Run
+// also copies the configuration to config.yaml. RunSeeds writes each
+// agent's folder: a seed's progress log (cumulative counts every log
+// interval and after the last iteration) when its run completes,
+// summary.json after the last seed, and timing.json.
 //
 // Measured times are the only non-reproducible values. They always go to
 // timing.json, and into summary.json (mean_decision_us, mean_iteration_ms)
@@ -85,8 +76,7 @@
 //
 // Run also draws the first violations of each MR of its first agent's
 // first seed (the gallery key) as contact sheets in
-// gallery/<agent id>/<mr>.png (gallery.go); its agent folders hold only
-// the files above.
+// gallery/<agent id>/<mr>.png (gallery.go), outside the agent folders.
 //
 // # Checks
 //

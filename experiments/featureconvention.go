@@ -26,21 +26,11 @@ func hasFeatureModel(c *Config) bool { return slices.Contains(c.Features.Kinds, 
 
 // defaultFeatureMean sets features.mean's default, which depends on
 // features.scale.
-func defaultFeatureMean(c *Config) {
-	c.Features.Mean = [3]float64{}
-	if c.Features.Scale == "" || c.Features.Scale == preprocess.ScaleUnit.String() {
-		c.Features.Mean = [3]float64{0.485, 0.456, 0.406}
-	}
-}
+func defaultFeatureMean(c *Config) { c.Features.Mean = scaleMean(c.Features.Scale) }
 
 // defaultFeatureStd sets features.std's default, which depends on
 // features.scale.
-func defaultFeatureStd(c *Config) {
-	c.Features.Std = [3]float64{1, 1, 1}
-	if c.Features.Scale == "" || c.Features.Scale == preprocess.ScaleUnit.String() {
-		c.Features.Std = [3]float64{0.229, 0.224, 0.225}
-	}
-}
+func defaultFeatureStd(c *Config) { c.Features.Std = scaleStd(c.Features.Scale) }
 
 // featureOptions returns the feature model's options for its convention,
 // and the convention's part of the feature cache key: "" for the default

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,32 +53,6 @@ func FuzzConfig(f *testing.F) {
 		}
 		if err := cfg.Scenario.Validate(); err != nil {
 			t.Fatalf("accepted a bad scenario: %v", err)
-		}
-	})
-}
-
-// FuzzFeatures: no bytes, row count or dimension make the features reader
-// panic or return a matrix of another shape than it says.
-func FuzzFeatures(f *testing.F) {
-	f.Add(EncodeFeatures([]float32{1, 2, 3, 4, 5, 6}), 2, 0)
-	f.Add(EncodeFeatures([]float32{1, 2, 3, 4, 5, 6}), 0, 3)
-	f.Add(EncodeFeatures([]float32{float32(math.NaN()), 2}), 1, 2)
-	f.Add([]byte{1, 2, 3}, 1, 0)
-	f.Add([]byte{}, 0, 0)
-	f.Add(EncodeFeatures([]float32{1, 2}), -1, -2)
-	f.Fuzz(func(t *testing.T, raw []byte, rows, dim int) {
-		out, d, err := DecodeFeatures(raw, "fuzz.f32", rows, dim)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "features: fuzz.f32") {
-				t.Fatalf("error %q does not name the file", err)
-			}
-			return
-		}
-		if d <= 0 || len(out)*4 != len(raw) || len(out)%d != 0 || (dim > 0 && d != dim) || (rows > 0 && len(out)/d != rows) {
-			t.Fatalf("%d bytes, rows %d, dim %d: got %d values of dimension %d", len(raw), rows, dim, len(out), d)
-		}
-		if again := EncodeFeatures(out); string(again) != string(raw) {
-			t.Fatal("values do not encode back to the bytes")
 		}
 	})
 }

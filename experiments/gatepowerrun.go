@@ -64,11 +64,7 @@ func GatePower(ctx context.Context, cfg *Config, log io.Writer, progress Progres
 		if err != nil {
 			return g, nil, fmt.Errorf("gate power: model %s: %w", path, err)
 		}
-		var pf func(done, total int)
-		if progress != nil {
-			stage := Stage{Name: "sweep " + filepath.Base(path), Unit: "image", Resumed: "cached"}
-			pf = func(done, total int) { progress(stage, done, total) }
-		}
+		pf := sweepProgress(progress, filepath.Base(path))
 		setup := e.sweepSetup(pf)
 		sctx, missing := ctx, 0
 		if cachedOnly {

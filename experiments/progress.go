@@ -58,11 +58,27 @@ type Progress struct {
 // NewProgress returns a display on w: a redrawn line on a terminal, plain
 // lines elsewhere.
 func NewProgress(w io.Writer) *Progress {
-	terminal := false
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("CI") != "true" {
-		terminal = true
+	return &Progress{w: w, terminal: Interactive(w), now: time.Now}
+}
+
+// Interactive reports whether w is a terminal someone watches: a terminal,
+// unless CI=true (a CI runner may give a job a terminal, but its output
+// ends in a log, where a line rewritten in place is noise). Progress
+// displays rewrite their line in place only then.
+func Interactive(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("CI") != "true"
+}
+
+// sweepProgress returns progress bound to the stage of the sweep named
+// "sweep "+name (counting images, resumed from the cache), as sweepSetup
+// takes it; nil when progress is nil.
+func sweepProgress(progress ProgressFunc, name string) func(done, total int) {
+	if progress == nil {
+		return nil
 	}
-	return &Progress{w: w, terminal: terminal, now: time.Now}
+	stage := Stage{Name: "sweep " + name, Unit: "image", Resumed: "cached"}
+	return func(done, total int) { progress(stage, done, total) }
 }
 
 // Plain-line pacing: a line at least every plainEvery, and at every

@@ -198,14 +198,7 @@ func (e *Experiment) MergeRuns(ctx context.Context, log io.Writer) error {
 	if err := e.removeStaleFiles(); err != nil {
 		return err
 	}
-	sum, err := e.keepVerdicts()
-	if err != nil {
-		return err
-	}
-	if err := e.writeRunFiles(sum); err != nil {
-		return err
-	}
-	if err := e.removeStaleAgents(log); err != nil {
+	if err := e.startFolder(log, true); err != nil {
 		return err
 	}
 	for k, a := range cfg.Agents {

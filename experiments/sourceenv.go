@@ -34,6 +34,15 @@ type extractor interface {
 	Extract(imgs []rgb.Image) ([][]float32, error)
 }
 
+// optionalExtractor returns a new extractor from newExt, or nil when
+// newExt is nil (a context of the grey-box block alone).
+func optionalExtractor(newExt func() (extractor, error)) (extractor, error) {
+	if newExt == nil {
+		return nil, nil
+	}
+	return newExt()
+}
+
 // sourceEnv is what onlineEnv and detectionEnv share: the data set size,
 // the context extractor, the length of the grey-box block, the follow-up
 // relations, and which source image is loaded with its context, computed
@@ -85,9 +94,19 @@ func (e *sourceEnv) Layout() bandit.Layout {
 	return bandit.Layout{Dim: d, Grey: e.sutDim}
 }
 
-// setCurrent records that source image i is loaded; its context is yet
-// to be computed.
-func (e *sourceEnv) setCurrent(i int) { e.cur, e.feats = i, nil }
+// load makes source image i the loaded one: unless it is already, read
+// reads it into the env's own fields, and its context is yet to be
+// computed.
+func (e *sourceEnv) load(i int, read func(i int) error) error {
+	if e.cur == i {
+		return nil
+	}
+	if err := read(i); err != nil {
+		return fmt.Errorf("image %d: %w", i, err)
+	}
+	e.cur, e.feats = i, nil
+	return nil
+}
 
 // context returns the context of img, the loaded source image: the
 // extractor's features, then (with a grey-box block) what sutFeatures

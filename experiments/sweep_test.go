@@ -161,20 +161,20 @@ func TestReplayEnvErrors(t *testing.T) {
 	// Feature files.
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f.f32")
-	os.WriteFile(p, EncodeFeatures(tab.Features), 0o644)
-	got, dim, err := ReadFeatures(p, 4, 0)
+	os.WriteFile(p, record.EncodeFeatures(tab.Features), 0o644)
+	got, dim, err := record.ReadFeatures(p, 4, 0)
 	if err != nil || dim != 3 || !reflect.DeepEqual(got, tab.Features) {
 		t.Fatalf("ReadFeatures: %v, dim %d", err, dim)
 	}
-	os.WriteFile(p, EncodeFeatures(tab.Features[:10]), 0o644)
-	if _, _, err := ReadFeatures(p, 4, 0); err == nil || !strings.Contains(err.Error(), "10 float32 values, which do not divide into 4 rows") {
+	os.WriteFile(p, record.EncodeFeatures(tab.Features[:10]), 0o644)
+	if _, _, err := record.ReadFeatures(p, 4, 0); err == nil || !strings.Contains(err.Error(), "10 float32 values, which do not divide into 4 rows") {
 		t.Errorf("ReadFeatures ragged: %v", err)
 	}
-	if _, _, err := ReadFeatures(p, 4, 5); err == nil || !strings.Contains(err.Error(), "2 rows of 5, but the verdict table has 4 images") {
+	if _, _, err := record.ReadFeatures(p, 4, 5); err == nil || !strings.Contains(err.Error(), "2 rows of 5, but the verdict table has 4 images") {
 		t.Errorf("ReadFeatures rows: %v", err)
 	}
 	os.WriteFile(p, []byte{1, 2, 3}, 0o644)
-	if _, _, err := ReadFeatures(p, 4, 0); err == nil || !strings.Contains(err.Error(), "3 bytes") {
+	if _, _, err := record.ReadFeatures(p, 4, 0); err == nil || !strings.Contains(err.Error(), "3 bytes") {
 		t.Errorf("ReadFeatures bytes: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 // Package plots redraws an experiment's figures, tables and report from its
-// result files — it reads results/<experiment>/ (see Load) and never needs
-// to know how they were produced.
+// result files — it reads results/<experiment>/ (see Load; package
+// record's doc describes the folder) and never needs to know how they were
+// produced.
 //
 // Render writes, into the experiment's folder:
 //
@@ -26,8 +27,8 @@
 // section_<name>.go (setup, per_mr, per_degree, table1, runtime, progress,
 // comparison, claims, caveats, config), holding its prose, figures and
 // tables. Numbers come from package plots/analysis, which reads only the
-// types of experiments/record. figures.go draws (gonum/plot), table.go
-// encodes tables, paper_values.go holds the paper's numbers, experiment.go
+// types of experiments/record. figures.go draws (gonum/plot) the charts
+// of barchart.go, linechart.go and cichart.go, table.go encodes tables, paper_values.go holds the paper's numbers, experiment.go
 // loads a result folder. A new figure or section is its file plus one entry
 // in the list.
 package plots

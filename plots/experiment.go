@@ -15,21 +15,9 @@ import (
 	"github.com/amt-dev/amt/internal/limits"
 )
 
-// Experiment is everything read from one experiment's result folder (see
-// package record for its layout):
-//
-//	results/<experiment>/run.json               what ran (optional)
-//	results/<experiment>/config.yaml            the configuration it ran with (optional, quoted verbatim)
-//	results/<experiment>/sweep.csv              exhaustive verdict table (optional)
-//	results/<experiment>/<agent>/summary.json   final state of every seed's run
-//	results/<experiment>/<agent>/seed-<n>.jsonl progress log of seed n (optional)
-//	results/<experiment>/<agent>/timing.json    measured times (optional)
-//	results/<experiment>/tune.json              how amt tune chose the agents' options (optional)
-//	results/<experiment>/regression.json        a regression experiment's SUT change (optional)
-//	results/<experiment>/sweep-after.csv        its table of the SUT after the change (optional)
-//	results/<experiment>/corruption.json        a corruption report's reference SUT (optional)
-//	results/<experiment>/sweep-reference.csv    its table of the reference SUT (with corruption.json)
-//	results/<experiment>/config.yaml            the experiment's config (optional, quoted verbatim)
+// Experiment is everything read from one experiment's result folder
+// (package record's doc describes its layout): every file is optional but
+// an agent folder's summary.json.
 type Experiment struct {
 	Name string // folder name
 	Dir  string
@@ -121,9 +109,9 @@ const rerun = "run amt run (or amt sweep) with the experiment's configuration ag
 // must carry the same one. A folder that mixes files of different runs is
 // an error naming the file. A folder none of whose files carries an
 // identity (written by an amt before they were recorded) loads with
-// Legacy set; one that mixes such files with others is an error. It also fails when the folder holds neither a verdict table
-// nor an agent summary, and names the file of any result that cannot be
-// read. The configuration is only quoted, never parsed: what ran comes
+// Legacy set; one that mixes such files with others is an error. It also
+// fails when the folder holds neither a verdict table nor an agent
+// summary, and names the file of any result that cannot be read. The configuration is only quoted, never parsed: what ran comes
 // from run.json.
 func Load(dir string) (*Experiment, error) {
 	st, err := os.Stat(dir)
@@ -135,16 +123,10 @@ func Load(dir string) (*Experiment, error) {
 	}
 	e := &Experiment{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
 	mp := filepath.Join(dir, record.MetaFile)
-	if _, err := os.Stat(mp); err == nil {
-		m, err := record.ReadMeta(mp)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
-		}
-		e.Meta = &m
-		e.Legacy = m.Identity.IsZero()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("plots: %w", err)
+	if e.Meta, err = readOptional(mp, record.ReadMeta); err != nil {
+		return nil, err
 	}
+	e.Legacy = e.Meta != nil && e.Meta.Identity.IsZero()
 	cp := filepath.Join(dir, record.ConfigFile)
 	if b, err := limits.ReadFile(cp, limits.JSONBytes); err == nil {
 		if e.Meta != nil && !e.Legacy && record.SHA256(b) != e.Meta.ConfigSHA256 {
@@ -175,32 +157,21 @@ func Load(dir string) (*Experiment, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	tp := filepath.Join(dir, record.TuneFile)
-	if _, err := os.Stat(tp); err == nil {
-		t, err := record.ReadTuning(tp)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
-		}
-		e.Tuning = &t
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("plots: %w", err)
+	if e.Tuning, err = readOptional(tp, record.ReadTuning); err != nil {
+		return nil, err
 	}
 	rp := filepath.Join(dir, record.RegressionFile)
-	if _, err := os.Stat(rp); err == nil {
-		r, err := record.ReadRegression(rp)
+	if e.Regression, err = readOptional(rp, record.ReadRegression); err != nil {
+		return nil, err
+	}
+	if e.Regression != nil {
+		after, err := readOptional(filepath.Join(dir, record.VerdictsAfterFile), record.ReadVerdictsCSV)
 		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
+			return nil, err
 		}
-		e.Regression = &r
-		ap := filepath.Join(dir, record.VerdictsAfterFile)
-		if _, err := os.Stat(ap); err == nil {
-			if e.VerdictsAfter, err = record.ReadVerdictsCSV(ap); err != nil {
-				return nil, fmt.Errorf("plots: %w", err)
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("plots: %w", err)
+		if after != nil {
+			e.VerdictsAfter = *after
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("plots: %w", err)
 	}
 	if err := loadCorruption(e); err != nil {
 		return nil, err
@@ -374,14 +345,9 @@ func (a *Agent) readTiming(path string) error {
 // reference SUT's table it records (by sha256), when the folder has them.
 func loadCorruption(e *Experiment) error {
 	cp := filepath.Join(e.Dir, record.CorruptionFile)
-	if _, err := os.Stat(cp); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	c, err := record.ReadCorruption(cp)
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
+	c, err := readOptional(cp, record.ReadCorruption)
+	if err != nil || c == nil {
+		return err
 	}
 	if e.Meta != nil && !e.Legacy && c.Identity != e.Meta.Identity {
 		return fmt.Errorf("plots: %s belongs to another run (%s) than %s (%s); %s", cp, c.Identity, record.MetaFile, e.Meta.Identity, rerun)
@@ -397,6 +363,21 @@ func loadCorruption(e *Experiment) error {
 	if e.VerdictsReference, err = record.DecodeVerdictsCSV(bytes.NewReader(b), vp); err != nil {
 		return fmt.Errorf("plots: %w", err)
 	}
-	e.Corruption = &c
+	e.Corruption = c
 	return nil
+}
+
+// readOptional reads the result file at path with read, or returns nil
+// when there is none; other errors (a stat's or read's) are errors.
+func readOptional[T any](path string, read func(string) (T, error)) (*T, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	v, err := read(path)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	return &v, nil
 }

@@ -60,6 +60,19 @@ func paperMRs() []string {
 	return out
 }
 
+// paperOrder returns the MRs of present in the paper's order (paperMRs),
+// then the others sorted; it empties present.
+func paperOrder(present map[string]bool) []string {
+	var out []string
+	for _, m := range paperMRs() {
+		if present[m] {
+			out = append(out, m)
+			delete(present, m)
+		}
+	}
+	return append(out, analysis.SortedKeys(present)...)
+}
+
 // displayName returns the paper's label of an MR ("fliplr" → "Flip L/R");
 // other names are returned unchanged.
 func displayName(mr string) string {

@@ -306,14 +306,7 @@ func (b *builder) mrCategories() []string {
 			present[k] = true
 		}
 	}
-	var out []string
-	for _, m := range paperMRs() {
-		if present[m] {
-			out = append(out, m)
-			delete(present, m)
-		}
-	}
-	return append(out, analysis.SortedKeys(present)...)
+	return paperOrder(present)
 }
 
 // wantsPerMR reports whether the experiment chooses between MRs (rather

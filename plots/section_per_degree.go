@@ -179,14 +179,7 @@ func (b *builder) degreeMRs() []string {
 			}
 		}
 	}
-	var out []string
-	for _, m := range paperMRs() {
-		if present[m] {
-			out = append(out, m)
-			delete(present, m)
-		}
-	}
-	return append(out, analysis.SortedKeys(present)...)
+	return paperOrder(present)
 }
 
 // paramUnit returns the unit of mr's parameter as run.json describes it,

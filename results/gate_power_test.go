@@ -19,8 +19,8 @@ import (
 // gate-power): their folders hold study.json and outcomes.csv (one line
 // per replayed CI cycle) and what plots.WriteGatePower draws from them;
 // sample is how many cycle seeds TestGatePowerSample replays (the first,
-// the middle, the last: cover's cycles cost about 15 CPU seconds each,
-// hts's about 2).
+// the middle, the last; only the first for cover, whose cycles cost several
+// times hts's, to keep the test short).
 var gatePowerStudies = []struct {
 	dir, config string
 	sample      int

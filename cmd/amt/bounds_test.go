@@ -84,7 +84,7 @@ func TestOPEBounds(t *testing.T) {
 
 // TestCheckFlagErrors checks that each bad flag of amt check is named on
 // its own, and that an explicit value is never silently ignored: -alpha 0
-// used to fall back to the configuration's level (#34, class 8).
+// is an error, not the configuration's level (#34, class 8).
 func TestCheckFlagErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -133,7 +133,7 @@ func (r *rateFlag) Set(s string) error {
 func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "check", checkSynopsis)
 	config := fs.String("config", "", "experiment configuration (YAML); its check section configures the gate")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	assets := assetsFlag(fs)
 	budget := fs.Int("budget", -1, "iterations of the session (default: check.budget)")
 	timeBudget := fs.Duration("time", 0, "wall-clock budget, e.g. 45s (default: check.time); the session ends after the iteration during which it ran out")
 	baseline := fs.String("baseline", "", "results folder of a previous check (with an audit sample): fail MRs whose audit violation rate rose significantly (default: check.baseline)")

@@ -15,7 +15,7 @@ import (
 func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "config", "-ref | FILE.yaml ...")
 	ref := fs.Bool("ref", false, "print the configuration reference (Markdown): every key with its value, default and meaning, every agent's options")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	assets := assetsFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
-	"golang.org/x/term"
-
 	"github.com/amt-dev/amt/data"
+	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/internal/plural"
 )
 
@@ -61,7 +59,7 @@ func dataFetch(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("data fetch: want exactly one data set name, cifar10 (the only one that can be fetched), got %q", names)
 	}
 	var progress io.Writer
-	if isTerminal(env.stderr) && os.Getenv("CI") != "true" {
+	if experiments.Interactive(env.stderr) {
 		progress = env.stderr
 	}
 	path, err := data.FetchCIFAR10(ctx, *dir, data.FetchOptions{URL: *url, MD5: *sum, Progress: progress})
@@ -70,12 +68,6 @@ func dataFetch(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	_, err = fmt.Fprintf(env.stdout, "CIFAR-10 test set ready: %s\n", path)
 	return err
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func dataInspect(ctx context.Context, env *cliEnv, args []string) error {

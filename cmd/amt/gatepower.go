@@ -27,7 +27,7 @@ The same configuration gives byte-identical files.`
 func cmdGatePower(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "gate-power", gatePowerSynopsis)
 	config := fs.String("config", "", "study configuration (YAML) with a power section, e.g. experiments/configs/gate-power.yaml")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	assets := assetsFlag(fs)
 	out := fs.String("out", "", "results folder (default: output)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -173,3 +173,9 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	}
 	return fs
 }
+
+// assetsFlag declares the -assets flag of a command that reads a
+// configuration.
+func assetsFlag(fs *flag.FlagSet) *string {
+	return fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+}

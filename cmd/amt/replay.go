@@ -117,14 +117,14 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	var features []float32
 	var layout bandit.Layout
 	if *feats != "" {
-		if features, layout.Dim, err = experiments.ReadFeatures(*feats, images, *dim); err != nil {
+		if features, layout.Dim, err = record.ReadFeatures(*feats, images, *dim); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
 	} else if *dim != 0 {
 		return fmt.Errorf("replay: -dim without -features")
 	}
 	if *sutFeats != "" {
-		g, gd, err := experiments.ReadFeatures(*sutFeats, images, 0)
+		g, gd, err := record.ReadFeatures(*sutFeats, images, 0)
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/mr"
 )
@@ -53,7 +52,7 @@ func replayFixture(t *testing.T, n int) (table, feats string, rows []record.Verd
 	if err := record.WriteVerdictsCSV(table, rows, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(feats, experiments.EncodeFeatures(f), 0o644); err != nil {
+	if err := os.WriteFile(feats, record.EncodeFeatures(f), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return table, feats, rows, f
@@ -138,11 +137,11 @@ func TestReplayCommandErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	missingTable := write("missing.csv", missing.Bytes())
-	raggedFeats := write("ragged.f32", experiments.EncodeFeatures(f[:19]))
-	shortFeats := write("short.f32", experiments.EncodeFeatures(f[:16]))
+	raggedFeats := write("ragged.f32", record.EncodeFeatures(f[:19]))
+	shortFeats := write("short.f32", record.EncodeFeatures(f[:16]))
 	nan := append([]float32(nil), f...)
 	nan[9] = float32(math.NaN())
-	nanFeats := write("nan.f32", experiments.EncodeFeatures(nan))
+	nanFeats := write("nan.f32", record.EncodeFeatures(nan))
 	badTable := write("bad.csv", []byte("image,mr,param,violation\n0,blur,,perhaps\n"))
 	whole, _ := os.ReadFile(table)
 	lines := bytes.SplitAfter(whole, []byte("\n"))
@@ -220,7 +219,7 @@ func TestReplaySutFeaturesAndObjective(t *testing.T) {
 	if err := record.WriteVerdictsCSV(table, rows, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(sutFeats, experiments.EncodeFeatures(g), 0o644); err != nil {
+	if err := os.WriteFile(sutFeats, record.EncodeFeatures(g), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := func(name string, args ...string) record.Summary {

@@ -14,7 +14,7 @@ import (
 func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "run", "-config FILE [-shard K/N | -merge] [-log-decisions]")
 	config := fs.String("config", "", "experiment configuration (YAML), e.g. experiments/configs/rq1-classification.yaml")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	assets := assetsFlag(fs)
 	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
 	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to <agent>/decisions-seed-<n>.jsonl, the log format of amt ope")
 	shardFlag := fs.String("shard", "", "run only shard K of N of the seeds (0 ≤ K < N: the seeds at positions j mod N = K of the config's list), every agent, for one task of a cluster array job; replay mode needs the merged sweep")

@@ -16,7 +16,7 @@ func cmdSuite(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "suite", "-config FILE [-workers N] | -dir DIR")
 	config := fs.String("config", "", "suite configuration (YAML), e.g. experiments/configs/suite.yaml")
 	dir := fs.String("dir", "", "redraw the report of this suite results folder (its suite.json) and run nothing")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	assets := assetsFlag(fs)
 	workers := fs.Int("workers", -1, "agent runs at a time (default: the configuration's workers, 0 = the cores)")
 	if err := fs.Parse(args); err != nil {
 		return err

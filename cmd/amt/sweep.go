@@ -16,7 +16,7 @@ import (
 func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "sweep", "-config FILE [-shard K/N | -merge] [-csv OUT.csv] [-features OUT.f32] [-sut-features OUT.f32]")
 	config := fs.String("config", "", "experiment configuration (YAML)")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	assets := assetsFlag(fs)
 	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
 	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
 	featOut := fs.String("features", "", "export every image's context features (the feature model's, phash or none) as raw float32 [images, dim] here")
@@ -93,7 +93,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if *featOut != "" {
-		if err := record.WriteFileAtomic(*featOut, experiments.EncodeFeatures(t.Features)); err != nil {
+		if err := record.WriteFileAtomic(*featOut, record.EncodeFeatures(t.Features)); err != nil {
 			return err
 		}
 	}
@@ -102,16 +102,11 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
-		if err := record.WriteFileAtomic(*sutOut, experiments.EncodeFeatures(g)); err != nil {
+		if err := record.WriteFileAtomic(*sutOut, record.EncodeFeatures(g)); err != nil {
 			return err
 		}
 	}
-	viol := 0
-	for _, r := range rows {
-		if r.Violation {
-			viol++
-		}
-	}
+	viol := countViolations(rows)
 	fmt.Fprintf(env.stdout, "%s: %s × %s, %s (%.2f%%), features %d-d; table in %s/sweep.csv (%s)\n",
 		cfg.Name, plural.Count(t.Images, "image"), plural.Count(len(cfg.Scenario.Variants()), "follow-up"), plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), t.Dim, cfg.Output,
 		time.Since(start).Round(time.Second))
@@ -120,14 +115,20 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		viol := 0
-		for _, r := range rows {
-			if r.Violation {
-				viol++
-			}
-		}
+		viol := countViolations(rows)
 		fmt.Fprintf(env.stdout, "%s: SUT after the change: %s (%.2f%%); table in %s/%s\n",
 			cfg.Name, plural.Count(viol, "violation"), 100*float64(viol)/float64(max(len(rows), 1)), cfg.Output, record.VerdictsAfterFile)
 	}
 	return nil
+}
+
+// countViolations returns the number of rows that are violations.
+func countViolations(rows []record.Verdict) int {
+	n := 0
+	for _, r := range rows {
+		if r.Violation {
+			n++
+		}
+	}
+	return n
 }

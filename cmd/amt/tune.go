@@ -12,7 +12,7 @@ import (
 func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tune", "-config FILE")
 	config := fs.String("config", "", "experiment configuration (YAML) with a tune section, e.g. experiments/configs/compare-tuned.yaml")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+	assets := assetsFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

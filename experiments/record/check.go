@@ -3,7 +3,6 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -119,14 +118,7 @@ func (m ScenarioMeta) VariantText(key string) string {
 
 // WriteViolations writes vs as JSON lines to path, atomically.
 func WriteViolations(path string, vs []Violation) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, v := range vs {
-		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("record: encoding %s: %w", path, err)
-		}
-	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return writeLines(path, vs)
 }
 
 // ReadViolations reads a violations.jsonl; unknown fields are errors.
@@ -143,9 +135,7 @@ func ReadViolations(path string) ([]Violation, error) {
 			continue
 		}
 		var v Violation
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&v); err != nil {
+		if err := decodeStrict(sc.Bytes(), &v); err != nil {
 			return nil, fmt.Errorf("record: %s:%d: %w", path, n, err)
 		}
 		if v.Variant == "" || v.MR == "" || v.Image < 0 || v.Iteration < 1 {
@@ -252,24 +242,14 @@ type CheckMR struct {
 
 // WriteCheck writes c as indented JSON to path, atomically.
 func WriteCheck(path string, c Check) error {
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, c, "  ")
 }
 
 // ReadCheck reads a check.json; unknown fields are errors.
 func ReadCheck(path string) (Check, error) {
-	var c Check
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	c, err := readJSON[Check](path, limits.JSONBytes)
 	if err != nil {
-		return c, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("record: %s: %w", path, err)
+		return c, err
 	}
 	if c.Verdict != VerdictPass && c.Verdict != VerdictFail {
 		return c, fmt.Errorf("record: %s: verdict %q, want %s or %s", path, clip(c.Verdict), VerdictPass, VerdictFail)

@@ -1,10 +1,9 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // The files of a corruption report (experiments.CorruptionConfig), beside
@@ -28,24 +27,14 @@ type Corruption struct {
 
 // WriteCorruption writes c as indented JSON to path, atomically.
 func WriteCorruption(path string, c Corruption) error {
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, c, "  ")
 }
 
 // ReadCorruption reads a corruption.json, rejecting unknown fields.
 func ReadCorruption(path string) (Corruption, error) {
-	var c Corruption
-	b, err := os.ReadFile(path)
+	c, err := readJSON[Corruption](path, limits.JSONBytes)
 	if err != nil {
-		return c, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("record: %s: %w", path, err)
+		return c, err
 	}
 	if c.Reference.Path == "" {
 		return c, fmt.Errorf("record: %s: no reference model", path)

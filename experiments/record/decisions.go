@@ -1,9 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,12 +56,5 @@ func (f *AgentFolder) WriteDecisions(seed uint64, ds []Decision) error {
 
 // WriteDecisions writes the decisions as JSON lines to path, atomically.
 func WriteDecisions(path string, ds []Decision) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, d := range ds {
-		if err := enc.Encode(d); err != nil {
-			return fmt.Errorf("record: encoding %s: %w", path, err)
-		}
-	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return writeLines(path, ds)
 }

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -12,29 +10,9 @@ import (
 	"github.com/amt-dev/amt/scenario"
 )
 
-// The files of an experiment's result folder, results/<experiment>/:
-//
-//	run.json                   what ran (Meta), written by the runner
-//	config.yaml                the configuration it ran with (a snapshot)
-//	sweep.csv                  the exhaustive verdict table of the scenario's variants
-//	<agent>/summary.json       final state of every seed's run (Summary)
-//	<agent>/seed-<n>.jsonl     progress log of seed n (LogLine per line)
-//	<agent>/timing.json        measured times (Timing)
-//	<agent>/decisions-seed-<n>.jsonl  with -log-decisions: every decision of seed n (Decision per line)
-//	tune.json                  how amt tune chose the agents' options (Tuning, tune.go)
-//	regression.json            a regression experiment's SUT change (Regression, regression.go)
-//	sweep-after.csv            its verdict table of the SUT after the change
-//	corruption.json            a corruption report's reference SUT (Corruption, corruption.go)
-//	sweep-reference.csv        its verdict table of the reference SUT
-//	report.md, figures/, tables/  written by the plots package
-//	check.json, summary.md, junit.xml, <agent>/violations.jsonl, gallery/
-//	                           amt check's decision and the violations (check.go)
-//
-// Writers and readers use these names; nobody else spells them. Every file
-// belongs to one run, named by its Identity: run.json, summary.json and
-// timing.json carry it, run.json records the sha256 of config.yaml (as the
-// identity's config_sha256) and of sweep.csv, and summary.json the sha256
-// of each progress log. An agent folder is written whole (AgentFolder).
+// The names of the files of an experiment's result folder (the package
+// doc describes the layout). Writers and readers use these names; nobody
+// else spells them.
 const (
 	MetaFile     = "run.json"
 	ConfigFile   = "config.yaml"
@@ -92,24 +70,12 @@ type Timing struct {
 
 // WriteTiming writes t as indented JSON to path, atomically.
 func WriteTiming(path string, t Timing) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, t, "  ")
 }
 
 // ReadTiming reads a timing.json.
 func ReadTiming(path string) (Timing, error) {
-	var t Timing
-	b, err := limits.ReadFile(path, limits.JSONBytes)
-	if err != nil {
-		return t, fmt.Errorf("record: %w", err)
-	}
-	if err := json.Unmarshal(b, &t); err != nil {
-		return t, fmt.Errorf("record: %s: %w", path, err)
-	}
-	return t, nil
+	return readJSON[Timing](path, limits.JSONBytes)
 }
 
 // Meta is the content of run.json: what an experiment ran, written by the
@@ -225,24 +191,14 @@ func Version() string {
 
 // WriteMeta writes m as indented JSON to path, atomically.
 func WriteMeta(path string, m Meta) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, m, "  ")
 }
 
 // ReadMeta reads a run.json; unknown fields are errors.
 func ReadMeta(path string) (Meta, error) {
-	var m Meta
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	m, err := readJSON[Meta](path, limits.JSONBytes)
 	if err != nil {
-		return m, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return m, fmt.Errorf("record: %s: %w", path, err)
+		return m, err
 	}
 	if m.Scenario.Name == "" || len(m.Scenario.Variants) == 0 {
 		return m, fmt.Errorf("record: %s: missing scenario name or variants", path)

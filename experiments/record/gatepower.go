@@ -3,12 +3,13 @@ package record
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // Files of a gate power study's results folder (amt gate-power).
@@ -73,24 +74,12 @@ type GatePowerOutcome struct {
 
 // WriteGatePower writes g as indented JSON to path, atomically.
 func WriteGatePower(path string, g GatePower) error {
-	b, err := json.MarshalIndent(g, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, g, "  ")
 }
 
 // ReadGatePower reads a study's description.
 func ReadGatePower(path string) (GatePower, error) {
-	var g GatePower
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return g, fmt.Errorf("record: %w", err)
-	}
-	if err := json.Unmarshal(b, &g); err != nil {
-		return g, fmt.Errorf("record: %s: %w", path, err)
-	}
-	return g, nil
+	return readJSON[GatePower](path, limits.JSONBytes)
 }
 
 // gatePowerHeader is the header of outcomes.csv.

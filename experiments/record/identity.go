@@ -150,7 +150,7 @@ func checkAgentFolder(dir string) error {
 // WriteLog writes seed's progress log (LogFile(seed)) and records its sha256
 // for the summary.
 func (f *AgentFolder) WriteLog(seed uint64, lines []LogLine) error {
-	b, err := encodeLog(lines)
+	b, err := encodeLines(lines)
 	if err != nil {
 		return fmt.Errorf("record: encoding %s: %w", LogFile(seed), err)
 	}

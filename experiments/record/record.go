@@ -1,21 +1,8 @@
-// Package record defines amt's result files, their names and their
-// content, and reads and writes them: the run metadata (run.json: what ran,
-// with which inputs and scenario), the per-agent summary (summary.json),
-// the per-run progress logs (JSON lines, cumulative counts like the
-// original Tetraband logs), the measured times (timing.json) and the
-// exhaustive verdict table (CSV). The experiment runner writes them and the
-// plots package reads them, so this package is the whole contract between
-// the two (see folder.go for the folder's layout).
-//
-// Every writer is atomic (WriteFileAtomic, through internal/atomicfile): it
-// writes a temporary file in the destination directory and renames it into
-// place, so an interrupted run never leaves a half-written file behind.
 package record
 
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -174,24 +161,14 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // WriteSummary writes s as indented JSON to path, atomically.
 func WriteSummary(path string, s Summary) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, s, "  ")
 }
 
 // ReadSummary reads a summary.json.
 func ReadSummary(path string) (Summary, error) {
-	var s Summary
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	s, err := readJSON[Summary](path, limits.JSONBytes)
 	if err != nil {
-		return s, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("record: %s: %w", path, err)
+		return s, err
 	}
 	if s.Agent == "" {
 		return s, fmt.Errorf("record: %s: missing field \"agent\"", path)
@@ -256,23 +233,11 @@ func (r Run) Check() error {
 // returns the hex sha256 of what it wrote (what a summary records of its
 // logs). (An AgentFolder writes the logs of a run.)
 func WriteLog(path string, lines []LogLine) (string, error) {
-	b, err := encodeLog(lines)
+	b, err := encodeLines(lines)
 	if err != nil {
 		return "", fmt.Errorf("record: encoding %s: %w", path, err)
 	}
 	return SHA256(b), WriteFileAtomic(path, b)
-}
-
-// encodeLog returns the JSON lines of a progress log.
-func encodeLog(lines []LogLine) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, l := range lines {
-		if err := enc.Encode(l); err != nil {
-			return nil, err
-		}
-	}
-	return buf.Bytes(), nil
 }
 
 // ReadLog reads a JSON-lines progress log.
@@ -298,9 +263,7 @@ func DecodeLog(r io.Reader, name string) ([]LogLine, error) {
 			continue
 		}
 		var l LogLine
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
+		if err := decodeStrict(sc.Bytes(), &l); err != nil {
 			if lerr := lr.Err(); lerr != nil {
 				return nil, fmt.Errorf("record: %w", lerr) // it names the file and line
 			}

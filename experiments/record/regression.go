@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/amt-dev/amt/internal/limits"
@@ -61,25 +59,15 @@ type RegressionRun struct {
 
 // WriteRegression writes r as indented JSON to path, atomically.
 func WriteRegression(path string, r Regression) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, r, "  ")
 }
 
 // ReadRegression reads a regression.json and checks that its counts are
 // consistent with it.
 func ReadRegression(path string) (Regression, error) {
-	var r Regression
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	r, err := readJSON[Regression](path, limits.JSONBytes)
 	if err != nil {
-		return r, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("record: %s: %w", path, err)
+		return r, err
 	}
 	if r.Switch <= 0 || r.Window <= 0 {
 		return r, fmt.Errorf("record: %s: switch_iteration %d and window %d must be positive", path, r.Switch, r.Window)

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -122,6 +120,19 @@ type SuiteOracles struct {
 	PerImage float64 `json:"per_image"`
 }
 
+// Norm returns the normalised score of score, which puts random selection
+// at 0 and the per-image oracle at 1: (score − Random) / (PerImage −
+// Random). It is defined (ok) only when PerImage > Random; an environment
+// where random selection already scores the most normalises nothing.
+// Suite tuning (experiments) and the suite report (plots/analysis) both
+// rank agents by it.
+func (o SuiteOracles) Norm(score float64) (norm float64, ok bool) {
+	if o.PerImage > o.Random {
+		return (score - o.Random) / (o.PerImage - o.Random), true
+	}
+	return 0, false
+}
+
 // SuiteRuns are one agent's runs on one environment, one entry per seed in
 // Suite.Seeds order.
 type SuiteRuns struct {
@@ -133,11 +144,7 @@ type SuiteRuns struct {
 
 // WriteSuite writes s as indented JSON to path, atomically.
 func WriteSuite(path string, s Suite) error {
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, s, " ")
 }
 
 // ReadSuite reads and checks a suite.json: at most limits.JSONBytes,
@@ -145,15 +152,9 @@ func WriteSuite(path string, s Suite) error {
 // agent in order, one value per seed, counts that make sense and finite
 // scores.
 func ReadSuite(path string) (Suite, error) {
-	var s Suite
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	s, err := readJSON[Suite](path, limits.JSONBytes)
 	if err != nil {
-		return s, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("record: %s: %w", path, err)
+		return s, err
 	}
 	if err := s.check(); err != nil {
 		return s, fmt.Errorf("record: %s: %w", path, err)

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/amt-dev/amt/internal/limits"
@@ -54,25 +52,15 @@ type TuneSetting struct {
 
 // WriteTuning writes t as indented JSON to path, atomically.
 func WriteTuning(path string, t Tuning) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: encoding %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeJSON(path, t, "  ")
 }
 
 // ReadTuning reads a tune.json and checks that it is consistent: disjoint
 // seed sets, one rate per tuning seed, a chosen setting that exists.
 func ReadTuning(path string) (Tuning, error) {
-	var t Tuning
-	b, err := limits.ReadFile(path, limits.JSONBytes)
+	t, err := readJSON[Tuning](path, limits.JSONBytes)
 	if err != nil {
-		return t, fmt.Errorf("record: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
-		return t, fmt.Errorf("record: %s: %w", path, err)
+		return t, err
 	}
 	eval := map[uint64]bool{}
 	for _, s := range t.EvalSeeds {

@@ -104,8 +104,8 @@ func CompareSuite(s record.Suite) (SuiteComparison, error) {
 				rates[j] = float64(r.Violations[j]) / float64(r.Iterations[j])
 			}
 			cell := SuiteAgentEnv{Score: MeanCI(r.Scores, Level95), Rate: meanOf(rates), Norm: math.NaN()}
-			if o.PerImage > o.Random {
-				cell.Norm = (cell.Score.Mean - o.Random) / (o.PerImage - o.Random)
+			if norm, ok := o.Norm(cell.Score.Mean); ok {
+				cell.Norm = norm
 				c.MeanNorm[k] += cell.Norm
 				normN[k]++
 			}

@@ -1,0 +1,150 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/amt-dev/amt/experiments/record"
+	"github.com/amt-dev/amt/internal/plural"
+)
+
+// Run runs every agent of the experiment over every seed (online or
+// replay, as configured) and writes Output/<agent id>/{summary.json,
+// seed-<n>.jsonl, timing.json} and Output/config.yaml (a copy of the
+// configuration). In replay mode it first computes or loads the sweep.
+// Messages go to log; progress (may be nil) gets the sweep's progress and
+// each agent's (stage "<agent id>": iterations over all seeds).
+func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFunc) error {
+	cfg := e.Config
+	if cfg.Tuning() {
+		return cfg.errAt("tune", "this experiment tunes its agents first: run amt tune -config %s", cfg.File)
+	}
+	if err := e.removeStaleFiles(); err != nil {
+		return err
+	}
+	env, err := e.env(ctx, progress, false)
+	if err != nil {
+		return err
+	}
+	if err := e.startFolder(log, cfg.Mode == "online"); err != nil { // replay's sweep wrote the run files
+		return err
+	}
+	if a := e.after; a != nil {
+		var after Env
+		if cfg.Mode == "replay" {
+			after, err = e.afterTable.replayEnv(cfg.Scenario, cfg.Features.sut())
+		} else {
+			after, err = a.study.newEnv(a.src.Len(), a.newExt, a.Config.Features.sut(), a.relations, cfg.Scenario)
+		}
+		if err != nil {
+			return err
+		}
+		return e.runRegression(ctx, env, after, log, progress)
+	}
+	for i, a := range cfg.Agents {
+		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
+		newAgent, o := e.seedsSetup(a, env, log)
+		if progress != nil {
+			total, done := e.iterations(env)*len(cfg.Seeds), 0
+			stage := Stage{Name: "agent " + a.ID, Unit: "iteration"}
+			progress(stage, 0, total)
+			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
+		}
+		vlog := e.galleryLog(i, &o)
+		sum, err := RunSeeds(ctx, env, cfg.Scenario, newAgent, filepath.Join(cfg.Output, a.ID), o)
+		if err != nil {
+			return err
+		}
+		if err := e.drawRunGallery(ctx, a.ID, vlog); err != nil {
+			return err
+		}
+		e.logSummary(log, a, sum)
+	}
+	return nil
+}
+
+// env returns the Env of the experiment's agent runs: in replay mode the
+// sweep's table (computed first where the cache lacks it, or with
+// cacheOnly assembled from the cache alone, as MergeSweep does, without
+// writing result files), in online mode the case study's SUT.
+func (e *Experiment) env(ctx context.Context, progress ProgressFunc, cacheOnly bool) (Env, error) {
+	cfg := e.Config
+	sc := cfg.Scenario
+	switch cfg.Mode {
+	case "replay":
+		var t *Table
+		var err error
+		if cacheOnly {
+			setup := e.sweepSetup(nil)
+			setup.mergeOnly, setup.readOnly = true, true
+			if t, err = sweep(ctx, setup); err != nil {
+				return nil, fmt.Errorf("replay mode: the agents' shards read the whole sweep from the cache (merge it first): %w", err)
+			}
+		} else {
+			t, err = e.Sweep(ctx, progress)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return t.replayEnv(sc, cfg.Features.sut())
+	case "online":
+		return e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc)
+	default:
+		return nil, cfg.errAt("mode", "unknown mode %q", cfg.Mode)
+	}
+}
+
+// iterations returns the iterations of one run in env.
+func (e *Experiment) iterations(env Env) int {
+	if e.Config.Iterations > 0 {
+		return e.Config.Iterations
+	}
+	return e.Config.Passes * env.Len()
+}
+
+// seedsSetup returns how agent a runs over the seeds in env: the maker of
+// its agent for a seed (loading its saved state when the configuration
+// keeps state) and RunSeeds's options, without a trace.
+func (e *Experiment) seedsSetup(a AgentSpec, env Env, log io.Writer) (func(seed uint64) (Agent, error), SeedsOptions) {
+	cfg := e.Config
+	sc := cfg.Scenario
+	stateDir := ""
+	if cfg.State != "" {
+		stateDir = filepath.Join(cfg.State, a.ID)
+	}
+	newAgent := func(seed uint64) (Agent, error) {
+		var ag Agent
+		var err error
+		if stateDir == "" {
+			ag, err = NewAgent(a, sc, env.Layout(), seed)
+		} else {
+			var loaded bool
+			ag, loaded, err = loadOrNewAgent(statePath(stateDir, seed), a, sc, env.Layout(), seed)
+			if loaded {
+				fmt.Fprintf(log, "%s: agent %s, seed %d: continuing from %s\n", cfg.Name, a.ID, seed, statePath(stateDir, seed))
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		// A corruption report's audit sample (0 elsewhere: the agent itself).
+		return withAudit(ag, sc, cfg.Corruption.Audit, seed), nil
+	}
+	return newAgent, SeedsOptions{
+		Agent: a.ID, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes, Iter: cfg.Iterations,
+		Interval: cfg.LogInterval, Timing: cfg.Timing, StateDir: stateDir, Identity: e.id, LogDecisions: e.LogDecisions,
+		ParamErrors: cfg.CorruptionReport(),
+	}
+}
+
+// logSummary writes an agent's final line: its violations over all seeds.
+func (e *Experiment) logSummary(log io.Writer, a AgentSpec, sum record.Summary) {
+	var it, viol int
+	for _, r := range sum.Runs {
+		it += r.Iterations
+		viol += r.Violations
+	}
+	fmt.Fprintf(log, "%s: agent %s: %s in %s (%.2f%%)\n", e.Config.Name, a.ID, plural.Count(viol, "violation"), plural.Count(it, "iteration"), 100*float64(viol)/float64(max(it, 1)))
+}
