@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -56,30 +55,17 @@ func corruptionSection(c *Config) string {
 // once Sweep has computed it, and nil otherwise.
 func (e *Experiment) ReferenceTable() *Table { return e.referenceTable }
 
-// sweepReference computes (or loads from the cache) the table of a
-// corruption report's reference SUT, writes its scenario's rows to
-// Output/sweep-reference.csv and names the model in
-// Output/corruption.json. A reference equal to the SUT costs nothing: its
-// sweep is the SUT's, cached under the same keys.
-func (e *Experiment) sweepReference(ctx context.Context, progress ProgressFunc) (*Table, error) {
-	pf := sweepProgress(progress, e.Config.Name+" (reference SUT)")
-	t, err := sweep(ctx, e.reference.sweepSetup(pf))
+// writeReferenceFiles writes a corruption report's reference table
+// (ReferenceTable, which sweepTables computed), its scenario's rows, to
+// Output/sweep-reference.csv and names the model in Output/corruption.json.
+// A reference equal to the SUT costs nothing: its sweep is the SUT's,
+// cached under the same keys.
+func (e *Experiment) writeReferenceFiles() error {
+	sum, err := writeTableCSV(e.referenceTable, filepath.Join(e.Config.Output, record.VerdictsReferenceFile), e.Config.Scenario.Variants())
 	if err != nil {
-		return nil, fmt.Errorf("corruption.reference: %w", err)
-	}
-	csv := filepath.Join(e.Config.Output, record.VerdictsReferenceFile)
-	if err := t.WriteCSV(csv, e.Config.Scenario.Variants()); err != nil {
-		return nil, err
-	}
-	sum, err := record.FileSHA256(csv)
-	if err != nil {
-		return nil, err
+		return err
 	}
 	c := record.Corruption{Identity: e.id, VerdictsSHA256: sum,
 		Reference: record.File{Path: e.reference.Config.SUT.Model, SHA256: e.reference.modelHash}}
-	if err := record.WriteCorruption(filepath.Join(e.Config.Output, record.CorruptionFile), c); err != nil {
-		return nil, err
-	}
-	e.referenceTable = t
-	return t, nil
+	return record.WriteCorruption(filepath.Join(e.Config.Output, record.CorruptionFile), c)
 }

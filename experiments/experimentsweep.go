@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/amt-dev/amt/experiments/record"
@@ -51,51 +52,66 @@ func (e *Experiment) SweepShard(ctx context.Context, sh Shard, progress Progress
 
 // sweep is Sweep, or with mergeOnly MergeSweep.
 func (e *Experiment) sweep(ctx context.Context, progress ProgressFunc, mergeOnly bool) (*Table, error) {
-	pf := sweepProgress(progress, e.Config.Name)
-	setup := e.sweepSetup(pf)
+	t, publish, err := e.sweepTables(ctx, progress, mergeOnly)
+	if err != nil {
+		return nil, err
+	}
+	return t, publish()
+}
+
+// sweepTables computes (or loads from the cache) the experiment's tables:
+// the SUT's, and a regression experiment's after the change
+// (AfterTable) or a corruption report's reference SUT's (ReferenceTable).
+// It writes nothing into the results folder; publish writes their result
+// files: sweep.csv, run.json and config.yaml, and sweep-after.csv, or
+// sweep-reference.csv and corruption.json. Sweep publishes at once; Run
+// publishes with its agents' results, when all are done, so that an
+// interrupted run leaves the previous results as they were.
+func (e *Experiment) sweepTables(ctx context.Context, progress ProgressFunc, mergeOnly bool) (t *Table, publish func() error, err error) {
+	setup := e.sweepSetup(sweepProgress(progress, e.Config.Name))
 	setup.mergeOnly = mergeOnly
-	t, err := sweep(ctx, setup)
-	if err != nil {
-		return nil, err
-	}
-	csv := filepath.Join(e.Config.Output, record.VerdictsFile)
-	if err := t.WriteCSV(csv, e.Config.Scenario.Variants()); err != nil {
-		return nil, err
-	}
-	sum, err := record.FileSHA256(csv)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.writeRunFiles(sum); err != nil {
-		return nil, err
+	if t, err = sweep(ctx, setup); err != nil {
+		return nil, nil, err
 	}
 	if e.after != nil {
-		if _, err := e.sweepAfter(ctx, progress); err != nil {
-			return nil, err
+		if e.afterTable, err = sweep(ctx, e.after.sweepSetup(sweepProgress(progress, e.Config.Name+" (SUT after the change)"))); err != nil {
+			return nil, nil, err
 		}
 	}
 	if e.reference != nil {
-		if _, err := e.sweepReference(ctx, progress); err != nil {
-			return nil, err
+		if e.referenceTable, err = sweep(ctx, e.reference.sweepSetup(sweepProgress(progress, e.Config.Name+" (reference SUT)"))); err != nil {
+			return nil, nil, fmt.Errorf("corruption.reference: %w", err)
 		}
 	}
-	return t, nil
+	publish = func() error {
+		out, variants := e.Config.Output, e.Config.Scenario.Variants()
+		sum, err := writeTableCSV(t, filepath.Join(out, record.VerdictsFile), variants)
+		if err != nil {
+			return err
+		}
+		if err := e.writeRunFiles(sum); err != nil {
+			return err
+		}
+		if e.after != nil {
+			if _, err := writeTableCSV(e.afterTable, filepath.Join(out, record.VerdictsAfterFile), variants); err != nil {
+				return err
+			}
+		}
+		if e.reference != nil {
+			return e.writeReferenceFiles()
+		}
+		return nil
+	}
+	return t, publish, nil
 }
 
-// sweepAfter computes (or loads) the table of a regression experiment's
-// SUT after the change and writes its scenario's rows to
-// Output/sweep-after.csv.
-func (e *Experiment) sweepAfter(ctx context.Context, progress ProgressFunc) (*Table, error) {
-	pf := sweepProgress(progress, e.Config.Name+" (SUT after the change)")
-	t, err := sweep(ctx, e.after.sweepSetup(pf))
-	if err != nil {
-		return nil, err
+// writeTableCSV writes t's rows of variants to path and returns the file's
+// sha256.
+func writeTableCSV(t *Table, path string, variants []scenario.Variant) (string, error) {
+	if err := t.WriteCSV(path, variants); err != nil {
+		return "", err
 	}
-	if err := t.WriteCSV(filepath.Join(e.Config.Output, record.VerdictsAfterFile), e.Config.Scenario.Variants()); err != nil {
-		return nil, err
-	}
-	e.afterTable = t
-	return t, nil
+	return record.FileSHA256(path)
 }
 
 // replayEnv returns the replay environment of the table's rows of the

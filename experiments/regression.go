@@ -141,7 +141,7 @@ func regressionID(id, state string) string { return id + "-" + state }
 // one there (record.Fresh), and writes the usual results into its folder
 // (regressionID); it returns each seed's counts before and after the
 // change.
-func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec AgentSpec, state, stateDir string, progress ProgressFunc) ([]record.RegressionRun, error) {
+func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec AgentSpec, state, stateDir string, progress ProgressFunc, commits *staged) ([]record.RegressionRun, error) {
 	cfg := e.Config
 	id := regressionID(spec.ID, state)
 	sc := cfg.Scenario
@@ -202,19 +202,23 @@ func (e *Experiment) regressionRuns(ctx context.Context, before, after Env, spec
 	}
 	_, err := RunSeeds(ctx, env, sc, newAgent, filepath.Join(cfg.Output, id), SeedsOptions{
 		Agent: id, Mode: cfg.Mode, Seeds: cfg.Seeds, Passes: cfg.Passes + cfg.Regression.Passes,
-		Interval: cfg.LogInterval, Timing: cfg.Timing, Trace: trace, Identity: e.id,
+		Interval: cfg.LogInterval, Timing: cfg.Timing, Trace: trace, Identity: e.id, stage: commits,
 	})
 	return runs, err
 }
 
 // runRegression runs a regression experiment: every agent carried and
-// fresh across the change, in that order, then Output/regression.json.
-func (e *Experiment) runRegression(ctx context.Context, before, after Env, log io.Writer, progress ProgressFunc) error {
+// fresh across the change, in that order (their folders staged); then
+// finish (which writes the run files: see Run), the agents' folders and
+// Output/regression.json.
+func (e *Experiment) runRegression(ctx context.Context, before, after Env, log io.Writer, progress ProgressFunc, finish func() error) error {
 	cfg := e.Config
 	if before.Len() != after.Len() || before.Layout() != after.Layout() {
 		return fmt.Errorf("regression: the SUTs before and after the change see %d and %d images with %d- and %d-d contexts; want the same images",
 			before.Len(), after.Len(), before.Layout().Dim, after.Layout().Dim)
 	}
+	var stage staged
+	defer stage.cleanup()
 	stateDir, err := os.MkdirTemp("", "amt-regression-")
 	if err != nil {
 		return err
@@ -227,7 +231,7 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 		for _, state := range []string{record.Carried, record.Fresh} {
 			id := regressionID(a.ID, state)
 			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %s, %s mode\n", cfg.Name, id, a.Name, state, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
-			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress)
+			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress, &stage)
 			if err != nil {
 				return err
 			}
@@ -238,6 +242,12 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 			}
 			fmt.Fprintf(log, "%s: agent %s: %.2f%% violations before the change, %.2f%% after\n", cfg.Name, id, 100*b.Rate(), 100*af.Rate())
 		}
+	}
+	if err := finish(); err != nil {
+		return err
+	}
+	if err := stage.commit(); err != nil {
+		return err
 	}
 	return record.WriteRegression(filepath.Join(cfg.Output, record.RegressionFile), reg)
 }

@@ -87,7 +87,7 @@ func TestRegressionRuns(t *testing.T) {
 			Agents:     []AgentSpec{{ID: "random", Name: "random"}, {ID: "eg", Name: "epsilon-greedy", Options: bandit.Options{"hidden": "0"}}},
 			Regression: RegressionConfig{SUT: SUTConfig{Model: "after.onnx"}, Passes: 1, Window: 5}}
 		e := &Experiment{Config: cfg, modelHash: "b", after: &Experiment{Config: &Config{SUT: SUTConfig{Model: "after.onnx"}}, modelHash: "a"}}
-		if err := e.runRegression(context.Background(), before, after, io.Discard, nil); err != nil {
+		if err := e.runRegression(context.Background(), before, after, io.Discard, nil, func() error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		r, err := record.ReadRegression(filepath.Join(out, record.RegressionFile))
@@ -203,7 +203,7 @@ func TestRegressionStateInvariants(t *testing.T) {
 		c := *cfg
 		c.Output = out
 		e := &Experiment{Config: &c}
-		if _, err := e.regressionRuns(context.Background(), before, after, spec, state, stateDir, nil); err != nil {
+		if _, err := e.regressionRuns(context.Background(), before, after, spec, state, stateDir, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		return filepath.Join(out, regressionID(spec.ID, state)), stateDir

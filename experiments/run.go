@@ -16,20 +16,31 @@ import (
 // configuration). In replay mode it first computes or loads the sweep.
 // Messages go to log; progress (may be nil) gets the sweep's progress and
 // each agent's (stage "<agent id>": iterations over all seeds).
+//
+// The results folder changes only when every agent is done: the run
+// files (run.json, config.yaml, the sweep's tables), the agents' folders,
+// their states and galleries are written then, one after the other, so
+// that an interrupted run leaves the previous results as they were,
+// still plottable, and every state as it was.
 func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFunc) error {
 	cfg := e.Config
 	if cfg.Tuning() {
 		return cfg.errAt("tune", "this experiment tunes its agents first: run amt tune -config %s", cfg.File)
 	}
-	if err := e.removeStaleFiles(); err != nil {
-		return err
-	}
-	env, err := e.env(ctx, progress, false)
+	env, publish, err := e.runEnv(ctx, progress)
 	if err != nil {
 		return err
 	}
-	if err := e.startFolder(log, cfg.Mode == "online"); err != nil { // replay's sweep wrote the run files
-		return err
+	// finish publishes the run files into the results folder, the last
+	// step before the agents' results go in.
+	finish := func() error {
+		if err := e.removeStaleFiles(); err != nil {
+			return err
+		}
+		if err := publish(); err != nil {
+			return err
+		}
+		return e.removeStaleAgents(log)
 	}
 	if a := e.after; a != nil {
 		var after Env
@@ -41,8 +52,15 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		if err != nil {
 			return err
 		}
-		return e.runRegression(ctx, env, after, log, progress)
+		return e.runRegression(ctx, env, after, log, progress, finish)
 	}
+	var stage staged
+	defer stage.cleanup()
+	type gallery struct {
+		agent string
+		log   *violationLog
+	}
+	var galleries []gallery
 	for i, a := range cfg.Agents {
 		fmt.Fprintf(log, "%s: agent %s (%s), %s, %s mode\n", cfg.Name, a.ID, a.Name, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
 		newAgent, o := e.seedsSetup(a, env, log)
@@ -53,16 +71,50 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}
 		vlog := e.galleryLog(i, &o)
+		o.stage = &stage
 		sum, err := RunSeeds(ctx, env, cfg.Scenario, newAgent, filepath.Join(cfg.Output, a.ID), o)
 		if err != nil {
 			return err
 		}
-		if err := e.drawRunGallery(ctx, a.ID, vlog); err != nil {
-			return err
-		}
+		galleries = append(galleries, gallery{a.ID, vlog})
 		e.logSummary(log, a, sum)
 	}
+	if err := finish(); err != nil {
+		return err
+	}
+	if err := stage.commit(); err != nil {
+		return err
+	}
+	for _, g := range galleries {
+		if err := e.drawRunGallery(ctx, g.agent, g.log); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// runEnv returns the Env of the experiment's agent runs, as env does, and
+// the function that writes the run files into the results folder (see
+// sweepTables): in replay mode the sweep's, in online mode run.json and
+// config.yaml, keeping a sweep.csv that an earlier amt sweep of the same
+// experiment wrote (keepVerdicts).
+func (e *Experiment) runEnv(ctx context.Context, progress ProgressFunc) (Env, func() error, error) {
+	if e.Config.Mode != "replay" {
+		env, err := e.env(ctx, progress, false)
+		return env, func() error {
+			sum, err := e.keepVerdicts()
+			if err != nil {
+				return err
+			}
+			return e.writeRunFiles(sum)
+		}, err
+	}
+	t, publish, err := e.sweepTables(ctx, progress, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := t.replayEnv(e.Config.Scenario, e.Config.Features.sut())
+	return env, publish, err
 }
 
 // env returns the Env of the experiment's agent runs: in replay mode the

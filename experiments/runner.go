@@ -50,6 +50,43 @@ type SeedsOptions struct {
 	// seed-<n>.state.pending, for the caller to commit with the results;
 	// the caller holds the seeds' locks.
 	deferState bool
+	// stage, when set, makes RunSeeds leave the agent's folder and states
+	// written but not in place: it adds their commit to stage, which Run
+	// makes for all its agents at the end.
+	stage *staged
+}
+
+// staged holds the last steps of several RunSeeds calls — putting each
+// agent's folder and the seeds' states in place, then releasing their
+// locks — so that amt run changes the results folder only once every
+// agent is done: an interrupted run leaves the previous results whole and
+// every state as it was.
+type staged struct {
+	commits []func() error
+	release []func()
+}
+
+// commit puts every staged folder and state in place, in order, then
+// releases them; it stops at the first failure.
+func (s *staged) commit() error {
+	defer s.cleanup()
+	for len(s.commits) > 0 {
+		c := s.commits[0]
+		s.commits = s.commits[1:]
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanup releases what was staged and not committed (the temporary
+// folders, the pending states, the locks).
+func (s *staged) cleanup() {
+	for i := len(s.release) - 1; i >= 0; i-- {
+		s.release[i]()
+	}
+	s.commits, s.release = nil, nil
 }
 
 // pendingSuffix names a state saved by a run that has not finished yet.
@@ -71,6 +108,17 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 	// the results: an interrupted run leaves every state as it was, as it
 	// leaves the results, so that running the same command again trains
 	// each seed once, from the same state.
+	// What the commit (here, or the caller's with o.stage) ends with,
+	// in reverse order; released here unless handed to o.stage.
+	var release []func()
+	handed := false
+	defer func() {
+		if !handed {
+			for i := len(release) - 1; i >= 0; i-- {
+				release[i]()
+			}
+		}
+	}()
 	if o.StateDir != "" {
 		o.deferState = true
 		for _, seed := range o.Seeds {
@@ -78,15 +126,15 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 			if err != nil {
 				return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 			}
-			defer unlock()
-			defer os.Remove(statePath(o.StateDir, seed) + pendingSuffix) // after a commit, there is none
+			pending := statePath(o.StateDir, seed) + pendingSuffix
+			release = append(release, unlock, func() { os.Remove(pending) }) // after a commit, there is none
 		}
 	}
 	folder, err := record.CreateAgentFolder(dir, o.Identity)
 	if err != nil {
 		return sum, err
 	}
-	defer folder.Cleanup()
+	release = append(release, folder.Cleanup)
 	var runs []record.Run
 	var times []record.RunTiming
 	for k, seed := range o.Seeds {
@@ -101,16 +149,31 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 		runs, times = append(runs, run), append(times, tm)
 	}
 	sum, err = finishSeeds(folder, sc, o, runs, times)
-	if err != nil || o.StateDir == "" {
+	if err != nil {
 		return sum, err
 	}
-	for _, seed := range o.Seeds {
-		p := statePath(o.StateDir, seed)
-		if err := os.Rename(p+pendingSuffix, p); err != nil {
-			return sum, fmt.Errorf("run %s, seed %d: saving its state: %w", o.Agent, seed, err)
+	commit := func() error {
+		if err := folder.Commit(); err != nil {
+			return err
 		}
+		if o.StateDir == "" {
+			return nil
+		}
+		for _, seed := range o.Seeds {
+			p := statePath(o.StateDir, seed)
+			if err := os.Rename(p+pendingSuffix, p); err != nil {
+				return fmt.Errorf("run %s, seed %d: saving its state: %w", o.Agent, seed, err)
+			}
+		}
+		return nil
 	}
-	return sum, nil
+	if o.stage != nil {
+		o.stage.commits = append(o.stage.commits, commit)
+		o.stage.release = append(o.stage.release, release...)
+		handed = true
+		return sum, nil
+	}
+	return sum, commit()
 }
 
 // A seedWriter keeps a run's progress log and decision log: an
@@ -183,7 +246,7 @@ func runSeed(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(s
 	return res.Run, res.Time, nil
 }
 
-// finishSeeds commits the agent folder with timing.json and summary.json
+// finishSeeds stages the agent folder with timing.json and summary.json
 // made from one agent's runs over the seeds o.Seeds, in their order.
 func finishSeeds(folder *record.AgentFolder, sc scenario.Scenario, o SeedsOptions, runs []record.Run, times []record.RunTiming) (record.Summary, error) {
 	sum := record.Summary{Agent: o.Agent, Scenario: sc.Name, Mode: o.Mode, Runs: []record.Run{}}
@@ -197,7 +260,7 @@ func finishSeeds(folder *record.AgentFolder, sc scenario.Scenario, o SeedsOption
 	if o.Timing {
 		sum.MeanDecisionUS = tf.MeanDecisionUS
 	}
-	return sum, folder.Commit(sum, tf)
+	return sum, folder.Stage(sum, tf)
 }
 
 // statePath is the state file of a seed's agent in dir.

@@ -242,6 +242,9 @@ func (e *Experiment) mergeAgent(k int, a AgentSpec, lines []*seedLine, log io.Wr
 	if err != nil {
 		return err
 	}
+	if err := folder.Commit(); err != nil {
+		return err
+	}
 	e.logSummary(log, a, sum)
 	return nil
 }

@@ -81,7 +81,8 @@ type AgentFolder struct {
 	dir, tmp string
 	id       Identity
 	logs     map[string]string // file name -> sha256
-	done     bool
+	staged   bool              // summary.json and timing.json written
+	done     bool              // committed or cleaned up
 }
 
 // CreateAgentFolder starts writing the agent folder dir for the run id. An
@@ -167,12 +168,12 @@ func (f *AgentFolder) AddLog(seed uint64, b []byte) error {
 	return nil
 }
 
-// Commit writes summary.json and timing.json with the run's identity (and
-// the summary with the sha256 of every progress log written) and puts the
-// folder in place of the old one.
-func (f *AgentFolder) Commit(s Summary, t Timing) error {
+// Stage writes summary.json and timing.json with the run's identity (and
+// the summary with the sha256 of every progress log written) into the
+// folder being written; Commit then puts it in place.
+func (f *AgentFolder) Stage(s Summary, t Timing) error {
 	if f.done {
-		return errors.New("record: agent folder committed twice")
+		return errors.New("record: agent folder staged after its commit")
 	}
 	s.Identity, t.Identity = f.id, f.id
 	s.Logs = f.logs
@@ -181,6 +182,18 @@ func (f *AgentFolder) Commit(s Summary, t Timing) error {
 	}
 	if err := WriteSummary(filepath.Join(f.tmp, SummaryFile), s); err != nil {
 		return err
+	}
+	f.staged = true
+	return nil
+}
+
+// Commit puts the staged folder (Stage) in place of the old one.
+func (f *AgentFolder) Commit() error {
+	if f.done {
+		return errors.New("record: agent folder committed twice")
+	}
+	if !f.staged {
+		return errors.New("record: agent folder committed before its summary was staged")
 	}
 	old := ""
 	if _, err := os.Lstat(f.dir); err == nil {

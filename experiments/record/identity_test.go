@@ -45,7 +45,13 @@ func TestAgentFolder(t *testing.T) {
 			}
 			s.Runs = append(s.Runs, Run{Seed: seed})
 		}
-		if err := f.Commit(s, Timing{Agent: "cover"}); err != nil {
+		if err := f.Commit(); err == nil {
+			t.Fatal("a commit before the summary is staged: no error")
+		}
+		if err := f.Stage(s, Timing{Agent: "cover"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
