@@ -6,11 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/amt-dev/amt/internal/limits"
 )
 
 // maxCacheLine bounds one line of a cache file (a 512-d feature row is
@@ -86,57 +89,93 @@ func (c *cacheTable) load(ctx context.Context, mode readMode, sh Shard, fn func(
 		if err := ctx.Err(); err != nil {
 			return ld, err
 		}
-		path := filepath.Join(c.dir, f.name)
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return ld, fmt.Errorf("sweep: %w", err)
-		}
-		owns, upto := func(int) bool { return true }, c.rows
-		if f.shard.sharded() {
-			nl := bytes.IndexByte(b, '\n')
-			if nl < 0 {
-				return ld, fmt.Errorf("sweep: shard file %s has no header line", path)
-			}
-			var h shardHeader
-			if err := strictJSON(b[:nl], &h); err != nil {
-				return ld, fmt.Errorf("sweep: shard file %s: header: %w", path, err)
-			}
-			if err := c.checkHeader(h, f.shard, path); err != nil {
-				return ld, err
-			}
-			b = b[nl+1:]
-			owns, upto = f.shard.owns, h.Upto
-			ld.split = f.shard.Count
-			ld.upto[f.shard.Index] = h.Upto
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(make([]byte, 1<<20), maxCacheLine)
-		complete := len(b) > 0 && b[len(b)-1] == '\n'
-		lines := bytes.Count(b, []byte{'\n'})
-		first := 1
-		if f.shard.sharded() {
-			first = 2
-		}
-		for ln := first; sc.Scan(); ln++ {
-			if ln-first+1 > lines && !complete {
-				break // torn last line of an interrupted write
-			}
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
-			i, err := fn(sc.Bytes())
-			if err != nil {
-				return ld, fmt.Errorf("sweep: cache file %s:%d is damaged: %w; delete the file (the sweep computes its images again) or the table's folder %s", path, ln, err, c.dir)
-			}
-			if !owns(i) || i >= upto {
-				return ld, fmt.Errorf("sweep: cache file %s:%d: row %d is not one of shard %s's rows below %d; delete the file (the sweep computes its images again) or the table's folder %s", path, ln, i, f.shard, upto, c.dir)
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return ld, fmt.Errorf("sweep: %s: %w", path, err)
+		if err := c.loadFile(filepath.Join(c.dir, f.name), f.shard, &ld, fn); err != nil {
+			return ld, err
 		}
 	}
 	return ld, nil
+}
+
+// loadFile reads one cache file line by line, never whole (a table file
+// grows with the images; one line is at most maxCacheLine): a shard
+// file's header first, checked, then each row through fn. A last line
+// without its newline is the torn end of an interrupted write and is
+// left out; blank lines are skipped.
+func (c *cacheTable) loadFile(path string, sh Shard, ld *loaded, fn func([]byte) (int, error)) error {
+	f, err := limits.Open(path)
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var buf []byte
+	owns, upto := func(int) bool { return true }, c.rows
+	ln := 0
+	if sh.sharded() {
+		line, complete, err := readCacheLine(r, &buf)
+		if err != nil {
+			return fmt.Errorf("sweep: %s:1: %w", path, err)
+		}
+		if !complete {
+			return fmt.Errorf("sweep: shard file %s has no header line", path)
+		}
+		var h shardHeader
+		if err := strictJSON(line, &h); err != nil {
+			return fmt.Errorf("sweep: shard file %s: header: %w", path, err)
+		}
+		if err := c.checkHeader(h, sh, path); err != nil {
+			return err
+		}
+		owns, upto = sh.owns, h.Upto
+		ld.split = sh.Count
+		ld.upto[sh.Index] = h.Upto
+		ln++
+	}
+	for {
+		line, complete, err := readCacheLine(r, &buf)
+		ln++
+		if err != nil {
+			return fmt.Errorf("sweep: %s:%d: %w", path, ln, err)
+		}
+		if !complete {
+			return nil // the end, or the torn last line of an interrupted write
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		i, err := fn(line)
+		if err != nil {
+			return fmt.Errorf("sweep: cache file %s:%d is damaged: %w; delete the file (the sweep computes its images again) or the table's folder %s", path, ln, err, c.dir)
+		}
+		if !owns(i) || i >= upto {
+			return fmt.Errorf("sweep: cache file %s:%d: row %d is not one of shard %s's rows below %d; delete the file (the sweep computes its images again) or the table's folder %s", path, ln, i, sh, upto, c.dir)
+		}
+	}
+}
+
+// readCacheLine reads the next line of r into *buf (reused) and returns it
+// without its newline; complete is false at the end of the file, with
+// what followed the last newline (nothing, or a torn line). A line longer
+// than maxCacheLine is an error.
+func readCacheLine(r *bufio.Reader, buf *[]byte) (line []byte, complete bool, err error) {
+	b := (*buf)[:0]
+	defer func() { *buf = b }()
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(b)+len(frag) > maxCacheLine {
+			return nil, false, fmt.Errorf("a line longer than %d bytes", maxCacheLine)
+		}
+		b = append(b, frag...)
+		switch err {
+		case nil:
+			return b[:len(b)-1], true, nil
+		case bufio.ErrBufferFull:
+		case io.EOF:
+			return b, false, nil
+		default:
+			return nil, false, err
+		}
+	}
 }
 
 // shardFileNames lists shard files' names, shortened past three.
