@@ -79,7 +79,7 @@ fuzz:
 	$(call fuzz1,FuzzIDX,./data)
 	$(call fuzz1,FuzzCOCOJSON,./data)
 	$(call fuzz1,FuzzConfig,./experiments)
-	$(call fuzz1,FuzzFeatures,./experiments)
+	$(call fuzz1,FuzzFeatures,./experiments/record)
 	$(call fuzz1,FuzzVerdictCSV,./experiments/record)
 	$(call fuzz1,FuzzBaseline,./experiments/record)
 	$(call fuzz1,FuzzReadJSONL,./bandit/ope)
