@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/amt-dev/amt/internal/plural"
 )
 
 // Folder is a data set of the PNG and JPEG files in one folder (not its
@@ -68,6 +70,7 @@ func openFolder(dir string, dec Decoder) (*Folder, error) {
 			return nil, fmt.Errorf("folder: %w", err)
 		}
 		if fi.IsDir() {
+			f.skipped = append(f.skipped, name+": a folder")
 			continue
 		}
 		if !fi.Mode().IsRegular() {
@@ -154,6 +157,16 @@ func (f *Folder) Size(i int) (w, h int) { return f.sizes[i].X, f.sizes[i].Y }
 // their headers all give the same one, 0 otherwise.
 func (f *Folder) Info() Info {
 	return Info{Format: "folder", Path: f.dir, Len: f.Len(), Width: f.w, Height: f.h, Skipped: append([]string(nil), f.skipped...)}
+}
+
+// SkippedNote says which files of an image folder are not read (Skipped),
+// the first few and how many more, for a line to the user; "" when none
+// are.
+func (i Info) SkippedNote() string {
+	if len(i.Skipped) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s not read%s", i.Path, plural.Count(len(i.Skipped), "file"), listSkipped(i.Skipped))
 }
 
 // listSkipped says which files a folder skipped, for an error: the first

@@ -64,4 +64,22 @@ func TestFolderSkippedSaid(t *testing.T) {
 	if s := f.Info().Skipped; len(s) != 3 || !strings.HasPrefix(s[2], "b.webp: not PNG or JPEG") {
 		t.Errorf("Info().Skipped = %q", s)
 	}
+	// A folder named like an image (here a link to one) is said too, and
+	// the note amt run, sweep and check print lists the first three.
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "e.png")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = OpenFolder(dir); err != nil {
+		t.Fatal(err)
+	}
+	if note := f.Info().SkippedNote(); !strings.HasPrefix(note, dir+": 4 files not read (skipped .c.png: hidden; a.gif: not PNG or JPEG") ||
+		!strings.HasSuffix(note, "; and 1 more)") || strings.Contains(note, "\n") {
+		t.Errorf("SkippedNote() = %q", note)
+	}
+	if s := f.Info().Skipped; len(s) != 4 || s[3] != "e.png: a folder" {
+		t.Errorf("Info().Skipped = %q", s)
+	}
+	if note := (Info{}).SkippedNote(); note != "" {
+		t.Errorf("nothing skipped: SkippedNote() = %q", note)
+	}
 }

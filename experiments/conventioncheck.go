@@ -292,3 +292,13 @@ func floats(v []float64) string {
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
+
+// NoteSkipped writes one line to log naming the files of the image folder
+// that the experiment does not read (hidden files, other formats,
+// folders), so that none is left out without a word; nothing when it
+// reads them all or the data is not a folder.
+func (e *Experiment) NoteSkipped(log io.Writer) {
+	if note := e.data.Info().SkippedNote(); note != "" {
+		fmt.Fprintf(log, "%s: data.path %s\n", e.Config.Name, note)
+	}
+}

@@ -236,6 +236,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	exp.NoteSkipped(env.stderr)
 	if err := exp.WarnConvention(ctx, env.stderr); err != nil {
 		return err
 	}

@@ -64,6 +64,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	case *merge:
 		err = exp.MergeRuns(ctx, env.stderr)
 	default:
+		exp.NoteSkipped(env.stderr)
 		if cfg.Mode == "online" {
 			if err := exp.WarnConvention(ctx, env.stderr); err != nil {
 				return err

@@ -73,6 +73,7 @@ func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	if *merge {
 		t, err = exp.MergeSweep(ctx)
 	} else {
+		exp.NoteSkipped(env.stderr)
 		if err := exp.WarnConvention(ctx, env.stderr); err != nil {
 			return err
 		}
