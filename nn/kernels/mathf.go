@@ -9,6 +9,18 @@ import "math"
 // package. Each is checked against the math package over its whole range
 // in mathf_test.go.
 
+// expPoly returns e**r for |r| ≤ ln2/2 by Cephes' expf polynomial
+// (single precision): 1 + r + r²·P(r), P of degree 5.
+func expPoly(r float32) float32 {
+	p := float32(1.9875691500e-4)
+	p = p*r + 1.3981999507e-3
+	p = p*r + 8.3334519073e-3
+	p = p*r + 4.1665795894e-2
+	p = p*r + 1.6666665459e-1
+	p = p*r + 5.0000001201e-1
+	return p*r*r + r + 1
+}
+
 // Expf returns e**x. It is accurate to 2 ulp over the range where the
 // result is a normal float32 (Cephes' expf: a degree-5 polynomial on
 // x − n·ln 2, |x − n·ln 2| ≤ ln2/2, then a scaling by 2**n). It returns +Inf
@@ -30,13 +42,7 @@ func Expf(x float32) float32 {
 	}
 	n := x*log2e + round - round
 	r := x - n*ln2hi - n*ln2lo
-	p := float32(1.9875691500e-4)
-	p = p*r + 1.3981999507e-3
-	p = p*r + 8.3334519073e-3
-	p = p*r + 4.1665795894e-2
-	p = p*r + 1.6666665459e-1
-	p = p*r + 5.0000001201e-1
-	y := p*r*r + r + 1
+	y := expPoly(r)
 	// y·2**n in two steps, so that n up to 128 and down to −150 (results
 	// near overflow and subnormal ones) need no special case.
 	k := int32(n)
@@ -140,13 +146,7 @@ func expShiftedGo(dst, src []float32, shift float32) float64 {
 		x := v - shift
 		n := x*log2e + round - round
 		r := x - n*ln2hi - n*ln2lo
-		p := float32(1.9875691500e-4)
-		p = p*r + 1.3981999507e-3
-		p = p*r + 8.3334519073e-3
-		p = p*r + 4.1665795894e-2
-		p = p*r + 1.6666665459e-1
-		p = p*r + 5.0000001201e-1
-		y := (p*r*r + r + 1) * math.Float32frombits(uint32(int32(n)+127)<<23)
+		y := expPoly(r) * math.Float32frombits(uint32(int32(n)+127)<<23)
 		if !(x >= -87.33654) { // also NaN − NaN and −Inf inputs
 			y = 0
 		}
