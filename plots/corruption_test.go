@@ -80,7 +80,10 @@ func corruptionExperiment(t *testing.T, dir string, images, budget int, seeds []
 			t.Fatal(err)
 		}
 	}
-	if err := folder.Commit(s, record.Timing{Agent: "random"}); err != nil {
+	if err := folder.Stage(s, record.Timing{Agent: "random"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := folder.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	return rows

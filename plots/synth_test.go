@@ -151,7 +151,10 @@ func synthExperiment(t testing.TB, dir string, images int, seeds []uint64, logEv
 				t.Fatal(err)
 			}
 		}
-		if err := folder.Commit(sum, record.Timing{Agent: agent}); err != nil {
+		if err := folder.Stage(sum, record.Timing{Agent: agent}); err != nil {
+			t.Fatal(err)
+		}
+		if err := folder.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
