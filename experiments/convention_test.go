@@ -148,7 +148,7 @@ func TestConventionCacheKey(t *testing.T) {
 // tables (run.json's sweep_key): the keys' defaults change nothing.
 func TestConventionCommittedKeys(t *testing.T) {
 	for _, name := range []string{"rq1-classification", "rq1-detection"} {
-		cfg, err := LoadConfig(name+".yaml", "")
+		cfg, err := LoadConfig(filepath.Join("configs", name+".yaml"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
