@@ -57,6 +57,8 @@ type Experiment struct {
 	referenceTable *Table
 	// id is the identity of the experiment's results (record.Identity).
 	id record.Identity
+	// build is amt's VCS revision (record.Build), "" when unknown.
+	build string
 }
 
 // Prepare opens the data set, loads the model and the feature extractor,
@@ -217,6 +219,7 @@ func prepare(ctx context.Context, cfg *Config, sutKey string) (*Experiment, erro
 		return nil, err
 	}
 	e.id = record.Identity{ConfigSHA256: record.SHA256(cfg.doc), SweepKey: vdir + " " + fdir}
+	e.build = record.Build()
 	return e, nil
 }
 

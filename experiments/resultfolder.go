@@ -82,7 +82,7 @@ func (e *Experiment) meta() record.Meta {
 		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len(), Classes: e.classes},
 		Scenario: record.DescribeScenario(cfg.Scenario),
 		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
-		Version: record.Version(),
+		Version: record.Version(), Build: e.build,
 	}
 	if m.Iterations == 0 {
 		m.Iterations = (cfg.Passes + cfg.Regression.Passes) * e.src.Len()
@@ -101,6 +101,33 @@ func (e *Experiment) meta() record.Meta {
 		}
 	}
 	return m
+}
+
+// upToDate reports whether the results folder already holds this run, so
+// that amt run has nothing to do: its run.json has the experiment's
+// identity (the configuration's bytes, the inputs' hashes, the sweep) and
+// was written by the same amt build (a VCS revision without uncommitted
+// changes: a build without one is never up to date), and every agent's
+// folder holds the summary of all the configured seeds with that
+// identity. Same configuration, inputs, code and seeds give the same
+// results (timing.json aside). Never for a run that continues saved
+// states, logs decisions, or is a regression or corruption experiment.
+func (e *Experiment) upToDate() bool {
+	cfg := e.Config
+	if e.build == "" || cfg.State != "" || e.LogDecisions || cfg.Regressing() || cfg.CorruptionReport() {
+		return false
+	}
+	m, err := record.ReadMeta(filepath.Join(cfg.Output, record.MetaFile))
+	if err != nil || m.Identity != e.id || m.Build != e.build || len(m.Agents) != len(cfg.Agents) {
+		return false
+	}
+	for _, a := range cfg.Agents {
+		s, err := record.ReadSummary(filepath.Join(cfg.Output, a.ID, record.SummaryFile))
+		if err != nil || s.Identity != e.id || len(s.Runs) != len(cfg.Seeds) {
+			return false
+		}
+	}
+	return true
 }
 
 // writeRunFiles writes the configuration's snapshot config.yaml and

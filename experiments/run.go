@@ -27,6 +27,11 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	if cfg.Tuning() {
 		return cfg.errAt("tune", "this experiment tunes its agents first: run amt tune -config %s", cfg.File)
 	}
+	if e.upToDate() {
+		fmt.Fprintf(log, "%s: the results in %s are up to date (same configuration, inputs, seeds and amt build): nothing to run; delete %s to run again\n",
+			cfg.Name, cfg.Output, filepath.Join(cfg.Output, record.MetaFile))
+		return nil
+	}
 	env, publish, err := e.runEnv(ctx, progress)
 	if err != nil {
 		return err

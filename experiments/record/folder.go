@@ -106,6 +106,9 @@ type Meta struct {
 	// Version is amt's module version, "devel" for a build outside a
 	// module version.
 	Version string `json:"amt_version"`
+	// Build is the VCS revision amt was built from (Build), absent when
+	// the build has none or had uncommitted changes.
+	Build string `json:"amt_build,omitempty"`
 }
 
 // File is an input file and the sha256 of its content (of a folder: of
@@ -187,6 +190,27 @@ func Version() string {
 		return bi.Main.Version
 	}
 	return "devel"
+}
+
+// Build returns the VCS revision of amt's build (the go command's
+// vcs.revision), or "" when the build records none or its tree had
+// uncommitted changes (vcs.modified): only then do two builds with the
+// same Build run the same code.
+func Build() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev := ""
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value != "false":
+			return ""
+		}
+	}
+	return rev
 }
 
 // WriteMeta writes m as indented JSON to path, atomically.
