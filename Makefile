@@ -13,8 +13,11 @@ PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classifi
 
 all: build
 
+# -buildvcs=false: the same sources give the same binary whether or not a
+# run has just rewritten the committed results (a "modified" tree), so amt
+# run's up-to-date check (its executable's sha256) holds across rebuilds.
 build:
-	$(GO) build -o $(BIN) ./cmd/amt
+	$(GO) build -buildvcs=false -o $(BIN) ./cmd/amt
 
 # The test command CI runs (.ci/run): the kernel sets of nn/kernels this host
 # runs (avx512, avx2, generic), with the reason for any it cannot; every

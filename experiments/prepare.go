@@ -57,7 +57,8 @@ type Experiment struct {
 	referenceTable *Table
 	// id is the identity of the experiment's results (record.Identity).
 	id record.Identity
-	// build is amt's VCS revision (record.Build), "" when unknown.
+	// build is the sha256 of amt's executable (record.Build), "" when
+	// unknown.
 	build string
 }
 

@@ -106,8 +106,7 @@ func (e *Experiment) meta() record.Meta {
 // upToDate reports whether the results folder already holds this run, so
 // that amt run has nothing to do: its run.json has the experiment's
 // identity (the configuration's bytes, the inputs' hashes, the sweep) and
-// was written by the same amt build (a VCS revision without uncommitted
-// changes: a build without one is never up to date), and every agent's
+// was written by the same amt executable (record.Build), and every agent's
 // folder holds the summary of all the configured seeds with that
 // identity. Same configuration, inputs, code and seeds give the same
 // results (timing.json aside). Never for a run that continues saved

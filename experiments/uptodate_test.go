@@ -13,7 +13,7 @@ import (
 
 // An amt run whose results folder already holds its results — same
 // configuration, inputs, seeds and amt build — runs nothing and leaves
-// every file as it was; another build, a build without a VCS revision, or
+// every file as it was; another build, an unknown build, or
 // a changed configuration runs again.
 func TestRunUpToDate(t *testing.T) {
 	assets := sharedpath.ForTest(t, "assets")
@@ -60,11 +60,11 @@ cache: %s
 		})
 		return m
 	}
-	if log := run(doc, "rev1"); strings.Contains(log, "up to date") {
+	if log := run(doc, "exe-sha-1"); strings.Contains(log, "up to date") {
 		t.Fatalf("the first run: %s", log)
 	}
 	before := files()
-	if log := run(doc, "rev1"); !strings.Contains(log, "up to date") {
+	if log := run(doc, "exe-sha-1"); !strings.Contains(log, "up to date") {
 		t.Errorf("the same run again ran: %s", log)
 	}
 	after := files()
@@ -77,9 +77,9 @@ cache: %s
 		}
 	}
 	for _, tc := range []struct{ name, doc, build string }{
-		{"another build", doc, "rev2"},
-		{"another seed list", strings.Replace(doc, "seeds: 1-2", "seeds: 1-3", 1), "rev2"},
-		{"no VCS revision", strings.Replace(doc, "seeds: 1-2", "seeds: 1-3", 1), ""},
+		{"another build", doc, "exe-sha-2"},
+		{"another seed list", strings.Replace(doc, "seeds: 1-2", "seeds: 1-3", 1), "exe-sha-2"},
+		{"an unknown build", strings.Replace(doc, "seeds: 1-2", "seeds: 1-3", 1), ""},
 	} {
 		if log := run(tc.doc, tc.build); strings.Contains(log, "up to date") {
 			t.Errorf("%s: nothing ran: %s", tc.name, log)

@@ -1,10 +1,15 @@
 package record
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/scenario"
@@ -106,8 +111,8 @@ type Meta struct {
 	// Version is amt's module version, "devel" for a build outside a
 	// module version.
 	Version string `json:"amt_version"`
-	// Build is the VCS revision amt was built from (Build), absent when
-	// the build has none or had uncommitted changes.
+	// Build is the sha256 of the amt executable that wrote the folder
+	// (Build), absent when unknown.
 	Build string `json:"amt_build,omitempty"`
 }
 
@@ -192,26 +197,33 @@ func Version() string {
 	return "devel"
 }
 
-// Build returns the VCS revision of amt's build (the go command's
-// vcs.revision), or "" when the build records none or its tree had
-// uncommitted changes (vcs.modified): only then do two builds with the
-// same Build run the same code.
+// Build returns the sha256 of the running amt executable ("" when it
+// cannot be read): two runs of the same Build run the same code, whatever
+// the VCS says (a results folder inside the checkout makes the tree
+// "modified" as soon as a run writes it). It reads the executable once.
 func Build() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	rev := ""
-	for _, s := range bi.Settings {
-		switch {
-		case s.Key == "vcs.revision":
-			rev = s.Value
-		case s.Key == "vcs.modified" && s.Value != "false":
-			return ""
+	buildOnce.Do(func() {
+		exe, err := os.Executable()
+		if err != nil {
+			return
 		}
-	}
-	return rev
+		f, err := os.Open(exe)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err == nil {
+			buildSum = hex.EncodeToString(h.Sum(nil))
+		}
+	})
+	return buildSum
 }
+
+var (
+	buildOnce sync.Once
+	buildSum  string
+)
 
 // WriteMeta writes m as indented JSON to path, atomically.
 func WriteMeta(path string, m Meta) error {

@@ -79,3 +79,11 @@ func TestTimingRoundTrip(t *testing.T) {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
 }
+
+// Build is the running executable's sha256, the same on every call.
+func TestBuild(t *testing.T) {
+	b := Build()
+	if len(b) != 64 || b != Build() {
+		t.Errorf("Build() = %q, then %q; want one 64-digit sha256", b, Build())
+	}
+}
