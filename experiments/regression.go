@@ -217,8 +217,8 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 		return fmt.Errorf("regression: the SUTs before and after the change see %d and %d images with %d- and %d-d contexts; want the same images",
 			before.Len(), after.Len(), before.Layout().Dim, after.Layout().Dim)
 	}
-	var stage staged
-	defer stage.cleanup()
+	var commits staged
+	defer commits.cleanup()
 	stateDir, err := os.MkdirTemp("", "amt-regression-")
 	if err != nil {
 		return err
@@ -231,7 +231,7 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 		for _, state := range []string{record.Carried, record.Fresh} {
 			id := regressionID(a.ID, state)
 			fmt.Fprintf(log, "%s: agent %s (%s), %s across the change, %s, %s mode\n", cfg.Name, id, a.Name, state, plural.Count(len(cfg.Seeds), "seed"), cfg.Mode)
-			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress, &stage)
+			runs, err := e.regressionRuns(ctx, before, after, a, state, stateDir, progress, &commits)
 			if err != nil {
 				return err
 			}
@@ -246,7 +246,7 @@ func (e *Experiment) runRegression(ctx context.Context, before, after Env, log i
 	if err := finish(); err != nil {
 		return err
 	}
-	if err := stage.commit(); err != nil {
+	if err := commits.commit(); err != nil {
 		return err
 	}
 	return record.WriteRegression(filepath.Join(cfg.Output, record.RegressionFile), reg)

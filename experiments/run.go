@@ -59,8 +59,8 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 		}
 		return e.runRegression(ctx, env, after, log, progress, finish)
 	}
-	var stage staged
-	defer stage.cleanup()
+	var commits staged
+	defer commits.cleanup()
 	type gallery struct {
 		agent string
 		log   *violationLog
@@ -76,7 +76,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			o.Trace = func(uint64, Step) { done++; progress(stage, done, total) }
 		}
 		vlog := e.galleryLog(i, &o)
-		o.stage = &stage
+		o.stage = &commits
 		sum, err := RunSeeds(ctx, env, cfg.Scenario, newAgent, filepath.Join(cfg.Output, a.ID), o)
 		if err != nil {
 			return err
@@ -87,7 +87,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	if err := finish(); err != nil {
 		return err
 	}
-	if err := stage.commit(); err != nil {
+	if err := commits.commit(); err != nil {
 		return err
 	}
 	for _, g := range galleries {
