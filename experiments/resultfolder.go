@@ -82,7 +82,7 @@ func (e *Experiment) meta() record.Meta {
 		Data:     record.DataMeta{Format: cfg.Data.Format, File: record.File{Path: cfg.Data.Path, SHA256: e.dataHash}, Images: e.src.Len(), Classes: e.classes},
 		Scenario: record.DescribeScenario(cfg.Scenario),
 		Seeds:    cfg.Seeds, Passes: cfg.Passes, Iterations: cfg.Iterations,
-		Version: record.Version(), Build: e.build,
+		Version: record.Version(),
 	}
 	if m.Iterations == 0 {
 		m.Iterations = (cfg.Passes + cfg.Regression.Passes) * e.src.Len()
@@ -104,20 +104,25 @@ func (e *Experiment) meta() record.Meta {
 }
 
 // upToDate reports whether the results folder already holds this run, so
-// that amt run has nothing to do: its run.json has the experiment's
-// identity (the configuration's bytes, the inputs' hashes, the sweep) and
-// was written by the same amt executable (record.Build), and every agent's
-// folder holds the summary of all the configured seeds with that
-// identity. Same configuration, inputs, code and seeds give the same
-// results (timing.json aside). Never for a run that continues saved
-// states, logs decisions, or is a regression or corruption experiment.
+// that amt run has nothing to do: its run stamp (record.RunStamp, which
+// Run writes last) names the experiment's identity (the configuration's
+// bytes, the inputs' hashes, the sweep) and the same amt executable
+// (record.Build), run.json has that identity, and every agent's folder
+// holds the summary of all the configured seeds with it. Same
+// configuration, inputs, code and seeds give the same results
+// (timing.json aside). Never for a run that continues saved states, logs
+// decisions, or is a regression or corruption experiment.
 func (e *Experiment) upToDate() bool {
 	cfg := e.Config
 	if e.build == "" || cfg.State != "" || e.LogDecisions || cfg.Regressing() || cfg.CorruptionReport() {
 		return false
 	}
+	st, err := record.ReadRunStamp(filepath.Join(cfg.Output, record.RunStampFile))
+	if err != nil || st.Identity != e.id || st.Build != e.build {
+		return false
+	}
 	m, err := record.ReadMeta(filepath.Join(cfg.Output, record.MetaFile))
-	if err != nil || m.Identity != e.id || m.Build != e.build || len(m.Agents) != len(cfg.Agents) {
+	if err != nil || m.Identity != e.id || len(m.Agents) != len(cfg.Agents) {
 		return false
 	}
 	for _, a := range cfg.Agents {

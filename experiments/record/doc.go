@@ -31,6 +31,8 @@
 //	report.md, figures/, tables/  written by the plots package
 //	check.json, summary.md, junit.xml, <agent>/violations.jsonl, gallery/
 //	                           amt check's decision and the violations (check.go)
+//	.amt-run.json              which complete run the agents' results are, by which amt (RunStamp)
+//	.amt-written.json          the drawn files amt wrote and may delete (WrittenFile, written.go)
 //
 // Every file belongs to one run, named by its Identity: run.json,
 // summary.json and timing.json carry it, run.json records the sha256 of

@@ -111,9 +111,6 @@ type Meta struct {
 	// Version is amt's module version, "devel" for a build outside a
 	// module version.
 	Version string `json:"amt_version"`
-	// Build is the sha256 of the amt executable that wrote the folder
-	// (Build), absent when unknown.
-	Build string `json:"amt_build,omitempty"`
 }
 
 // File is an input file and the sha256 of its content (of a folder: of
@@ -224,6 +221,29 @@ var (
 	buildOnce sync.Once
 	buildSum  string
 )
+
+// RunStampFile, at the root of a results folder, says which run the
+// folder's agent results are and which amt executable made them
+// (RunStamp), so that amt run can tell it has nothing to do. It is
+// bookkeeping, not a result: hidden, and not committed with the results.
+const RunStampFile = ".amt-run.json"
+
+// RunStamp is RunStampFile's content: the Identity of a complete amt run
+// and the Build of the executable that made it.
+type RunStamp struct {
+	Identity
+	Build string `json:"amt_build"`
+}
+
+// WriteRunStamp writes s as JSON to path, atomically.
+func WriteRunStamp(path string, s RunStamp) error {
+	return writeJSON(path, s, "")
+}
+
+// ReadRunStamp reads a RunStampFile.
+func ReadRunStamp(path string) (RunStamp, error) {
+	return readJSON[RunStamp](path, limits.JSONBytes)
+}
 
 // WriteMeta writes m as indented JSON to path, atomically.
 func WriteMeta(path string, m Meta) error {
