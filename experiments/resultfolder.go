@@ -134,6 +134,15 @@ func (e *Experiment) upToDate() bool {
 	return true
 }
 
+// writeRunStamp writes the results folder's run stamp (see upToDate), the
+// last step of a complete run; nothing when amt's build is unknown.
+func (e *Experiment) writeRunStamp() error {
+	if e.build == "" {
+		return nil
+	}
+	return record.WriteRunStamp(filepath.Join(e.Config.Output, record.RunStampFile), record.RunStamp{Identity: e.id, Build: e.build})
+}
+
 // writeRunFiles writes the configuration's snapshot config.yaml and
 // run.json into the results folder; verdictsSHA256 is the sha256 of the
 // folder's sweep.csv, "" for none.

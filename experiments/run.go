@@ -95,10 +95,7 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 			return err
 		}
 	}
-	if e.build == "" {
-		return nil
-	}
-	return record.WriteRunStamp(filepath.Join(cfg.Output, record.RunStampFile), record.RunStamp{Identity: e.id, Build: e.build})
+	return e.writeRunStamp()
 }
 
 // runEnv returns the Env of the experiment's agent runs, as env does, and

@@ -206,7 +206,10 @@ func (e *Experiment) MergeRuns(ctx context.Context, log io.Writer) error {
 			return err
 		}
 	}
-	return c.consolidate(len(lines), func(j int) any { return lines[j] })
+	if err := c.consolidate(len(lines), func(j int) any { return lines[j] }); err != nil {
+		return err
+	}
+	return e.writeRunStamp()
 }
 
 // mergeAgent writes agent a's folder (the k-th agent) from the runs of

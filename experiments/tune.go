@@ -234,7 +234,9 @@ func (e *Experiment) Tune(ctx context.Context, log io.Writer, progress ProgressF
 	if !cfg.Tuning() {
 		return fmt.Errorf("tune: %s has no tune section (amt config -ref describes it)", cfg.File)
 	}
-	t, err := e.Sweep(ctx, progress)
+	// The run files are the evaluation's (Run writes them, or finds its
+	// results up to date), not those of the untuned configuration.
+	t, _, err := e.sweepTables(ctx, progress, false)
 	if err != nil {
 		return err
 	}

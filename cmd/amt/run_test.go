@@ -185,7 +185,7 @@ func TestSutFeaturesEndToEnd(t *testing.T) {
 // writes plain progress lines: the sweep's start (with what was cached)
 // and end, and each agent's.
 func TestRunProgressLines(t *testing.T) {
-	cfg, _ := smallConfig(t, "replay", 3, "")
+	cfg, out := smallConfig(t, "replay", 3, "")
 	_, stderr, err := runCmd(t, "run", "-config", cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +201,15 @@ func TestRunProgressLines(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	// Run again: the sweep is cached, and says so.
+	// Run again: its results are there, up to date, and it says so.
+	_, stderr, err = runCmd(t, "run", "-config", cfg)
+	if err != nil || !strings.Contains(stderr, "small: the results in "+out+" are up to date") || strings.Contains(stderr, "sweep small") {
+		t.Errorf("up-to-date run: %v\n%s", err, stderr)
+	}
+	// Without the run stamp it runs again: the sweep is cached, and says so.
+	if err := os.Remove(filepath.Join(out, record.RunStampFile)); err != nil {
+		t.Fatal(err)
+	}
 	_, stderr, err = runCmd(t, "run", "-config", cfg)
 	if err != nil || !strings.Contains(stderr, "sweep small: 3 images, 3 cached, 0 to go\n") || strings.Contains(stderr, "sweep small: 3/3") {
 		t.Errorf("cached run: %v\n%s", err, stderr)
