@@ -118,7 +118,7 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		}
 	} else {
 		var err error
-		if env, err = e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc); err != nil {
+		if env, err = e.onlineEnv(); err != nil {
 			return res, err
 		}
 	}

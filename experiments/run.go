@@ -98,14 +98,14 @@ func (e *Experiment) Run(ctx context.Context, log io.Writer, progress ProgressFu
 	return e.writeRunStamp()
 }
 
-// runEnv returns the Env of the experiment's agent runs, as env does, and
-// the function that writes the run files into the results folder (see
-// sweepTables): in replay mode the sweep's, in online mode run.json and
-// config.yaml, keeping a sweep.csv that an earlier amt sweep of the same
-// experiment wrote (keepVerdicts).
+// runEnv returns the Env of the experiment's agent runs and the function
+// that writes the run files into the results folder: in replay mode the
+// sweep's table and its publish step (sweepTables), in online mode the
+// case study's SUT and run.json and config.yaml, keeping a sweep.csv that
+// an earlier amt sweep of the same experiment wrote (keepVerdicts).
 func (e *Experiment) runEnv(ctx context.Context, progress ProgressFunc) (Env, func() error, error) {
-	if e.Config.Mode != "replay" {
-		env, err := e.env(ctx, progress, false)
+	if e.Config.Mode == "online" {
+		env, err := e.onlineEnv()
 		return env, func() error {
 			sum, err := e.keepVerdicts()
 			if err != nil {
@@ -122,35 +122,28 @@ func (e *Experiment) runEnv(ctx context.Context, progress ProgressFunc) (Env, fu
 	return env, publish, err
 }
 
-// env returns the Env of the experiment's agent runs: in replay mode the
-// sweep's table (computed first where the cache lacks it, or with
-// cacheOnly assembled from the cache alone, as MergeSweep does, without
-// writing result files), in online mode the case study's SUT.
-func (e *Experiment) env(ctx context.Context, progress ProgressFunc, cacheOnly bool) (Env, error) {
+// shardEnv returns the Env of one shard of the agents' runs (RunShard):
+// in replay mode the sweep's table assembled from the cache alone, as
+// MergeSweep does, without writing result files; in online mode the case
+// study's SUT.
+func (e *Experiment) shardEnv(ctx context.Context) (Env, error) {
 	cfg := e.Config
-	sc := cfg.Scenario
-	switch cfg.Mode {
-	case "replay":
-		var t *Table
-		var err error
-		if cacheOnly {
-			setup := e.sweepSetup(nil)
-			setup.mergeOnly, setup.readOnly = true, true
-			if t, err = sweep(ctx, setup); err != nil {
-				return nil, fmt.Errorf("replay mode: the agents' shards read the whole sweep from the cache (merge it first): %w", err)
-			}
-		} else {
-			t, err = e.Sweep(ctx, progress)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return t.replayEnv(sc, cfg.Features.sut())
-	case "online":
-		return e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, sc)
-	default:
-		return nil, cfg.errAt("mode", "unknown mode %q", cfg.Mode)
+	if cfg.Mode == "online" {
+		return e.onlineEnv()
 	}
+	setup := e.sweepSetup(nil)
+	setup.mergeOnly, setup.readOnly = true, true
+	t, err := sweep(ctx, setup)
+	if err != nil {
+		return nil, fmt.Errorf("replay mode: the agents' shards read the whole sweep from the cache (merge it first): %w", err)
+	}
+	return t.replayEnv(cfg.Scenario, cfg.Features.sut())
+}
+
+// onlineEnv returns the Env of online runs: the case study's SUT.
+func (e *Experiment) onlineEnv() (Env, error) {
+	cfg := e.Config
+	return e.study.newEnv(e.src.Len(), e.newExt, cfg.Features.sut(), e.relations, cfg.Scenario)
 }
 
 // iterations returns the iterations of one run in env.

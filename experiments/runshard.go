@@ -123,7 +123,7 @@ func (e *Experiment) RunShard(ctx context.Context, sh Shard, log io.Writer, prog
 	}
 	st.Cached, st.Computed = st.Items-len(todo), len(todo)
 	if len(todo) > 0 {
-		env, err := e.env(ctx, nil, true)
+		env, err := e.shardEnv(ctx)
 		if err != nil {
 			return st, err
 		}
