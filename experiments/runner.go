@@ -70,9 +70,7 @@ type staged struct {
 // releases them; it stops at the first failure.
 func (s *staged) commit() error {
 	defer s.cleanup()
-	for len(s.commits) > 0 {
-		c := s.commits[0]
-		s.commits = s.commits[1:]
+	for _, c := range s.commits {
 		if err := c(); err != nil {
 			return err
 		}
@@ -107,18 +105,11 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 	// have them all fails before it runs anything) and committed only with
 	// the results: an interrupted run leaves every state as it was, as it
 	// leaves the results, so that running the same command again trains
-	// each seed once, from the same state.
-	// What the commit (here, or the caller's with o.stage) ends with,
-	// in reverse order; released here unless handed to o.stage.
-	var release []func()
-	handed := false
-	defer func() {
-		if !handed {
-			for i := len(release) - 1; i >= 0; i-- {
-				release[i]()
-			}
-		}
-	}()
+	// each seed once, from the same state. What the run holds (the locks,
+	// the pending states, the folder being written) is released after the
+	// commit, here or, handed over, by the caller's o.stage.
+	var own staged
+	defer own.cleanup()
 	if o.StateDir != "" {
 		o.deferState = true
 		for _, seed := range o.Seeds {
@@ -127,14 +118,14 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 				return sum, fmt.Errorf("run %s, seed %d: %w", o.Agent, seed, err)
 			}
 			pending := statePath(o.StateDir, seed) + pendingSuffix
-			release = append(release, unlock, func() { os.Remove(pending) }) // after a commit, there is none
+			own.release = append(own.release, unlock, func() { os.Remove(pending) }) // after a commit, there is none
 		}
 	}
 	folder, err := record.CreateAgentFolder(dir, o.Identity)
 	if err != nil {
 		return sum, err
 	}
-	release = append(release, folder.Cleanup)
+	own.release = append(own.release, folder.Cleanup)
 	var runs []record.Run
 	var times []record.RunTiming
 	for k, seed := range o.Seeds {
@@ -152,7 +143,7 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 	if err != nil {
 		return sum, err
 	}
-	commit := func() error {
+	own.commits = append(own.commits, func() error {
 		if err := folder.Commit(); err != nil {
 			return err
 		}
@@ -166,14 +157,14 @@ func RunSeeds(ctx context.Context, env Env, sc scenario.Scenario, newAgent func(
 			}
 		}
 		return nil
-	}
+	})
 	if o.stage != nil {
-		o.stage.commits = append(o.stage.commits, commit)
-		o.stage.release = append(o.stage.release, release...)
-		handed = true
+		o.stage.commits = append(o.stage.commits, own.commits...)
+		o.stage.release = append(o.stage.release, own.release...)
+		own = staged{}
 		return sum, nil
 	}
-	return sum, commit()
+	return sum, own.commit()
 }
 
 // A seedWriter keeps a run's progress log and decision log: an
