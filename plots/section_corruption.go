@@ -85,12 +85,10 @@ func (b *builder) corruption() error {
 		v.Rows = append(v.Rows, row)
 	}
 	b.table(v)
-	fig, err := barChart("corruption-error", "Top-1 error per corruption and severity", "error (%)", p.Corruptions, bars)
-	if err != nil {
+	if err := b.corruptionChart("corruption-error", "Top-1 error per corruption and severity", "error (%)", p.Corruptions, bars,
+		"top-1 error per corruption and severity"); err != nil {
 		return err
 	}
-	wideCategories(&fig)
-	b.figure(fig, "top-1 error per corruption and severity")
 
 	if err := b.corruptionErrors(p); err != nil {
 		return err
@@ -140,13 +138,8 @@ func (b *builder) corruptionErrors(p analysis.CorruptionProfile) error {
 	t.Rows = append(t.Rows, []string{"mCE / relative mCE", "–", "–", pct(mCE), pct(relMCE), pct(selfMCE), pct(selfRel)})
 	b.table(t)
 	b.p("%s: mCE %s, relative mCE %s against %s.\n\n", sut, pctUnit(mCE), pctUnit(relMCE), refName)
-	fig, err := barChart("corruption-ce", "Corruption error (CE) against the reference", "CE (%)", p.Corruptions, []barSeries{reference, model})
-	if err != nil {
-		return err
-	}
-	wideCategories(&fig)
-	b.figure(fig, "CE per corruption against the reference")
-	return nil
+	return b.corruptionChart("corruption-ce", "Corruption error (CE) against the reference", "CE (%)", p.Corruptions, []barSeries{reference, model},
+		"CE per corruption against the reference")
 }
 
 // corruptionEstimates sets each agent's estimate of every corruption's
@@ -251,20 +244,22 @@ func (b *builder) corruptionEstimates(p analysis.CorruptionProfile, rows []recor
 		pc.Rows = append(pc.Rows, row)
 	}
 	b.table(pc)
-	fig, err := barChart("corruption-estimate", "Error of the estimated corruption error, per corruption", "|estimate − exhaustive| (pp)", p.Corruptions, bars)
+	return b.corruptionChart("corruption-estimate", "Error of the estimated corruption error, per corruption", "|estimate − exhaustive| (pp)", p.Corruptions, bars,
+		"absolute error of each estimator per corruption")
+}
+
+// corruptionChart adds a bar chart over the corruptions (barChart),
+// widened and with its category labels slanted so that the 18 long names
+// do not overlap, with its caption.
+func (b *builder) corruptionChart(stem, title, ylabel string, corruptions []string, bars []barSeries, caption string) error {
+	f, err := barChart(stem, title, ylabel, corruptions, bars)
 	if err != nil {
 		return err
 	}
-	wideCategories(&fig)
-	b.figure(fig, "absolute error of each estimator per corruption")
-	return nil
-}
-
-// wideCategories widens a bar chart of the 18 corruptions and slants its
-// category labels so that the long names do not overlap.
-func wideCategories(f *figure) {
 	f.W *= 2
 	f.Plot.X.Tick.Label.Rotation = math.Pi / 6
 	f.Plot.X.Tick.Label.XAlign = draw.XRight
 	f.Plot.X.Tick.Label.YAlign = draw.YTop
+	b.figure(f, caption)
+	return nil
 }
