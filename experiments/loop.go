@@ -266,10 +266,15 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 		}
 		run.Iterations++
 		run.Arms[arm.Name] = run.Arms[arm.Name].Add(record.Counts{Count: 1, Violations: viol})
+		// wrong: the follow-up's top-1 class is not the known label.
+		wrong := 0
+		if out.Label >= 0 && out.PredModified != out.Label {
+			wrong = 1
+		}
 		if !math.IsNaN(v.Value) {
 			run.Params[v.Key()] = run.Params[v.Key()].Add(record.Counts{Count: 1, Violations: viol})
-			if opt.ParamErrors && out.Label >= 0 && out.PredModified != out.Label {
-				run.ParamErrors[v.Key()]++
+			if opt.ParamErrors {
+				run.ParamErrors[v.Key()] += wrong
 			}
 		}
 		if ch.Audit {
@@ -280,10 +285,6 @@ func runLoop(ctx context.Context, env Env, sc scenario.Scenario, agent Agent, op
 			if opt.ParamErrors && !math.IsNaN(v.Value) {
 				if run.AuditErrors == nil {
 					run.AuditErrors = map[string]int{}
-				}
-				wrong := 0
-				if out.Label >= 0 && out.PredModified != out.Label {
-					wrong = 1
 				}
 				run.AuditErrors[v.Key()] += wrong
 			}
