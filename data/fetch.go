@@ -35,9 +35,11 @@ type FetchOptions struct {
 	MD5 string
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
-	// Progress, when not nil, receives a progress line rewritten in place
-	// with carriage returns (meant for a terminal) and a final newline.
-	Progress io.Writer
+	// Progress, when not nil, is called as the archive arrives with the
+	// bytes received (those of an earlier, resumed attempt included) and
+	// the archive's size, or -1 when the server does not say; at most every
+	// progressEvery, and once at the end.
+	Progress func(done, total int64)
 }
 
 // maxExtract bounds the size of an extracted file (test_batch.bin is
@@ -162,9 +164,10 @@ func downloadPart(ctx context.Context, opt FetchOptions, archive string) error {
 		return fmt.Errorf("fetch: %s: HTTP %s", opt.URL, resp.Status)
 	}
 	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
-		p := &progress{w: opt.Progress, name: filepath.Base(archive), done: have, total: total}
+		p := &progress{report: opt.Progress, done: have, total: total}
+		p.send()
 		n, err := io.Copy(f, io.TeeReader(resp.Body, p))
-		p.finish()
+		p.send()
 		if err != nil {
 			return fmt.Errorf("fetch: download of %s interrupted after %d bytes (kept in %s; fetch again to resume): %w", opt.URL, have+n, part, err)
 		}
@@ -294,38 +297,30 @@ func fileMD5(name string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// progress writes a download progress line at most every 200 ms.
+// progressEvery spaces the download's progress reports.
+const progressEvery = 200 * time.Millisecond
+
+// progress counts the bytes written through it and reports them to report
+// when the download starts, at most every progressEvery as it goes, and at
+// its end.
 type progress struct {
-	w           io.Writer
-	name        string
+	report      func(done, total int64)
 	done, total int64
 	last        time.Time
-	printed     bool
 }
 
 func (p *progress) Write(b []byte) (int, error) {
 	p.done += int64(len(b))
-	if p.w != nil && time.Since(p.last) >= 200*time.Millisecond {
-		p.print()
+	if time.Since(p.last) >= progressEvery {
+		p.send()
 	}
 	return len(b), nil
 }
 
-func (p *progress) print() {
-	p.last = time.Now()
-	p.printed = true
-	const mib = 1 << 20
-	if p.total > 0 {
-		fmt.Fprintf(p.w, "\rdownloading %s: %.1f / %.1f MiB (%d%%)   ", p.name, float64(p.done)/mib, float64(p.total)/mib, p.done*100/p.total)
-	} else {
-		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB   ", p.name, float64(p.done)/mib)
+// send reports the count now.
+func (p *progress) send() {
+	if p.report != nil {
+		p.last = time.Now()
+		p.report(p.done, p.total)
 	}
-}
-
-func (p *progress) finish() {
-	if p.w == nil {
-		return
-	}
-	p.print()
-	fmt.Fprintln(p.w)
 }

@@ -120,8 +120,8 @@ func TestFetchResume(t *testing.T) {
 	}
 
 	// Second attempt resumes with a Range request.
-	var progress bytes.Buffer
-	opt.Progress = &progress
+	var reports [][2]int64
+	opt.Progress = func(done, total int64) { reports = append(reports, [2]int64{done, total}) }
 	got, err := FetchCIFAR10(context.Background(), dir, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -136,8 +136,18 @@ func TestFetchResume(t *testing.T) {
 	if err != nil || !bytes.Equal(b, batch) {
 		t.Fatalf("extracted test_batch.bin differs (%v)", err)
 	}
-	if !strings.Contains(progress.String(), "downloading cifar-10-binary.tar.gz") || !strings.HasSuffix(progress.String(), "\n") {
-		t.Errorf("progress output %q", progress.String())
+	// The reports count the resumed bytes too, never go back, and end at
+	// the archive's size.
+	if len(reports) == 0 {
+		t.Fatal("no progress reports")
+	}
+	for i, r := range reports {
+		if r[1] != int64(len(archive)) || r[0] < int64(len(part)) || (i > 0 && r[0] < reports[i-1][0]) {
+			t.Fatalf("progress report %d: %d of %d bytes, want ≥ %d (resumed) of %d, not decreasing (%v)", i, r[0], r[1], len(part), len(archive), reports)
+		}
+	}
+	if last := reports[len(reports)-1]; last[0] != int64(len(archive)) {
+		t.Errorf("last progress report %d bytes, want %d", last[0], len(archive))
 	}
 	c, err := OpenCIFAR10(got)
 	if err != nil {

@@ -58,15 +58,20 @@ func dataFetch(ctx context.Context, env *cliEnv, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("data fetch: want exactly one data set name, cifar10 (the only one that can be fetched), got %q", names)
 	}
-	var progress io.Writer
-	if experiments.Interactive(env.stderr) {
-		progress = env.stderr
+	p := experiments.NewProgress(env.stderr)
+	stage := experiments.Stage{Name: "download cifar-10", Unit: "kilobyte"}
+	kB := func(n int64) int { return int((n + 999) / 1000) }
+	progress := func(done, total int64) {
+		if total >= 0 { // a server that does not give the size gets no progress display
+			p.Report(stage, kB(done), kB(total))
+		}
 	}
-	path, err := data.FetchCIFAR10(ctx, *dir, data.FetchOptions{URL: *url, MD5: *sum, Progress: progress})
+	file, err := data.FetchCIFAR10(ctx, *dir, data.FetchOptions{URL: *url, MD5: *sum, Progress: progress})
+	p.Done()
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(env.stdout, "CIFAR-10 test set ready: %s\n", path)
+	_, err = fmt.Fprintf(env.stdout, "CIFAR-10 test set ready: %s\n", file)
 	return err
 }
 
