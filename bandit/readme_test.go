@@ -2,7 +2,6 @@ package bandit
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,28 +14,6 @@ const (
 	readmeBegin = "<!-- agents: generated from bandit's agent table by `go test ./bandit -run TestREADMEAgents -update` -->\n"
 	readmeEnd   = "<!-- end of agents -->\n"
 )
-
-// agentsMarkdown renders the agent table as the README shows it.
-func agentsMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| agent | what it is | options (default) |\n|---|---|---|\n")
-	for _, a := range AgentTable() {
-		cfg, err := Defaults(a.Name)
-		if err != nil {
-			panic(err)
-		}
-		var opts []string
-		for _, k := range Keys(a.Name) {
-			opts = append(opts, fmt.Sprintf("`%s` (%s)", k, a.option(k).get(cfg)))
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", a.Name, a.Doc, strings.Join(opts, ", "))
-	}
-	b.WriteString("\n| option | what it is | value |\n|---|---|---|\n")
-	for _, o := range allOptions {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", o.Key, o.Doc, o.Want)
-	}
-	return b.String()
-}
 
 // The README's list of agents is the agent table.
 func TestREADMEAgents(t *testing.T) {
@@ -51,7 +28,7 @@ func TestREADMEAgents(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s has no generated agent table (%q … %q)", path, readmeBegin, readmeEnd)
 	}
-	got, want := readme[i+len(readmeBegin):j], agentsMarkdown()
+	got, want := readme[i+len(readmeBegin):j], AgentsMarkdown()
 	if got == want {
 		return
 	}

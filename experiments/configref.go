@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/internal/markdown"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -40,7 +41,7 @@ configurations.
 |---|---|---|---|---|
 `)
 	for _, k := range schema {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", k.path, mdCell(k.val.want), mdCell(keyDefault(k)), mdCell(keyApplies(k)), mdCell(k.doc))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", k.path, markdown.Cell(k.val.want), markdown.Cell(keyDefault(k)), markdown.Cell(keyApplies(k)), markdown.Cell(k.doc))
 	}
 
 	b.WriteString(`
@@ -62,31 +63,12 @@ The agents are package bandit's agent table (` + "`amt replay -agent NAME -agent
 same names and options):
 
 `)
-	for _, a := range bandit.AgentTable() {
-		fmt.Fprintf(&b, "### `%s`\n\n%s.\n\n", a.Name, mdCell(upperFirst(a.Doc)))
-		if len(a.Options) == 0 {
-			b.WriteString("No options.\n\n")
-			continue
-		}
-		b.WriteString("| option | value | default | meaning |\n|---|---|---|---|\n")
-		for _, k := range bandit.Keys(a.Name) {
-			for _, o := range a.Options {
-				if o.Key != k {
-					continue
-				}
-				def := o.Default
-				if d, ok := a.Defaults[k]; ok {
-					def = d
-				}
-				fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", o.Key, mdCell(o.Want), def, mdCell(o.Doc))
-			}
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(bandit.AgentsMarkdown())
+	b.WriteString("\n")
 
 	b.WriteString("## Action sets\n\n`action_set` names a built-in scenario:\n\n| scenario | what it is |\n|---|---|\n")
 	for _, name := range mr.BuiltinNames() {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", name, mdCell(mr.BuiltinDoc(name)))
+		fmt.Fprintf(&b, "| `%s` | %s |\n", name, markdown.Cell(mr.BuiltinDoc(name)))
 	}
 	b.WriteString(`
 or defines one (` + "`amt mrs`" + ` lists the same relations):
@@ -113,11 +95,11 @@ action_set:
 		if in.Parametric() {
 			param = fmt.Sprintf("%s in %s, from %g to %g", in.Param.Name, in.Param.Unit, in.Param.Min, in.Param.Max)
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", in.Name, mdCell(param), mdCell(in.Summary))
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", in.Name, markdown.Cell(param), markdown.Cell(in.Summary))
 	}
 	b.WriteString("\n| reward | what a violation earns |\n|---|---|\n")
 	for _, o := range scenario.Objectives() {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", o.Name, mdCell(o.Doc))
+		fmt.Fprintf(&b, "| `%s` | %s |\n", o.Name, markdown.Cell(o.Doc))
 	}
 	return b.String()
 }
@@ -145,21 +127,6 @@ func keyApplies(k key) string {
 	}
 	if k.only != nil {
 		s += ", when " + k.onlyDoc
-	}
-	return s
-}
-
-// mdCell escapes what Markdown would read as a table's pipe or an HTML
-// tag in a table cell.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", `\<`, ">", `\>`).Replace(s)
-}
-
-// upperFirst capitalises a leading ASCII letter (a doc line starting with
-// ε stays as it is).
-func upperFirst(s string) string {
-	if s != "" && 'a' <= s[0] && s[0] <= 'z' {
-		return string(s[0]-'a'+'A') + s[1:]
 	}
 	return s
 }
