@@ -271,49 +271,37 @@ func distanceL2Mask5(img []uint8, w, h int) []float32 {
 // double, × 1/9, rounded to float32; border reflect-101) followed by
 // .astype(np.uint8) (truncation).
 func boxBlur3F32(img []float32, w, h int) []uint8 {
-	return boxBlur3(img, w, h, func(s float64) uint8 { return uint8(float32(s * (1.0 / 9))) })
+	return correlate3x3(img, w, h, [9]float64{1, 1, 1, 1, 1, 1, 1, 1, 1}, func(s float64) uint8 { return uint8(float32(s * (1.0 / 9))) })
 }
 
 // boxBlur3U8 is cv2.blur(img, (3, 3)) of a byte image: the 3×3 sum s
 // (reflect-101), then ((s + 4)·7282) >> 16, OpenCV's fixed-point
 // division by 9 (equal to round(s/9) for every sum of 9 bytes).
 func boxBlur3U8(img []uint8, w, h int) []uint8 {
-	return boxBlur3(img, w, h, func(s int) uint8 { return uint8(((s + 4) * 7282) >> 16) })
-}
-
-// boxBlur3 is a 3×3 box blur of a w×h image into bytes: each output is
-// div of the sum, in S and row by row, of the pixel's 3×3 neighbourhood
-// (border reflect-101).
-func boxBlur3[S int | float64, T uint8 | float32](img []T, w, h int, div func(S) uint8) []uint8 {
-	out := make([]uint8, w*h)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			var s S
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					s += S(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
-				}
-			}
-			out[y*w+x] = div(s)
-		}
-	}
-	return out
+	return correlate3x3(img, w, h, [9]int{1, 1, 1, 1, 1, 1, 1, 1, 1}, func(s int) uint8 { return uint8(((s + 4) * 7282) >> 16) })
 }
 
 // filter3x3U8 is cv2.filter2D(img, CV_8U, k) of a byte image with an
 // integer 3×3 kernel (correlation, border reflect-101), saturated to
 // [0, 255].
 func filter3x3U8(img []uint8, w, h int, k [9]int32) []uint8 {
+	return correlate3x3(img, w, h, k, clamp255)
+}
+
+// correlate3x3 correlates a w×h single-channel image with the 3×3 kernel
+// k (row-major, border reflect-101): each output is narrow of the sum of
+// k·value over the pixel's neighbourhood, taken in S row by row.
+func correlate3x3[S int | int32 | float64, T uint8 | float32](img []T, w, h int, k [9]S, narrow func(S) uint8) []uint8 {
 	out := make([]uint8, w*h)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			var s int32
+			var s S
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
-					s += k[(dy+1)*3+dx+1] * int32(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
+					s += k[(dy+1)*3+dx+1] * S(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
 				}
 			}
-			out[y*w+x] = clamp255(s)
+			out[y*w+x] = narrow(s)
 		}
 	}
 	return out
