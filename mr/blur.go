@@ -14,9 +14,8 @@ func (Blur) Name() string { return "blur" }
 
 // Apply implements Relation.
 func (Blur) Apply(src rgb.Image) rgb.Image {
-	mustValid("blur", src)
 	w, h := src.W, src.H
-	dst := rgb.New(w, h)
+	dst := followUp("blur", src)
 	if w == 0 || h == 0 {
 		return dst
 	}

@@ -14,8 +14,7 @@ func (Invert) Name() string { return "invert" }
 
 // Apply implements Relation.
 func (Invert) Apply(src rgb.Image) rgb.Image {
-	mustValid("invert", src)
-	dst := rgb.New(src.W, src.H)
+	dst := followUp("invert", src)
 	s, d := src.Pix, dst.Pix
 	// 255 − v == v XOR 0xFF; eight bytes at a time.
 	i := 0
