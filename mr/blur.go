@@ -55,4 +55,4 @@ func (Blur) Apply(src rgb.Image) rgb.Image {
 func mean9(s uint16) uint8 { return uint8((2*uint32(s) + 9) / 18) }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
-func (Blur) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return mapBoxes(boxes, identity) }
+func (Blur) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepBoxes(boxes) }

@@ -339,7 +339,3 @@ func hsv2rgb(h, s, v float64) (r, g, b float64) {
 		return v, p, q
 	}
 }
-
-// keepBoxes is the ApplyBoxes of a relation that moves no pixel
-// (corners stay, W and H recomputed).
-func keepBoxes(boxes []rgb.Box) []rgb.Box { return mapBoxes(boxes, identity) }

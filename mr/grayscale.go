@@ -24,4 +24,4 @@ func (Grayscale) Apply(src rgb.Image) rgb.Image {
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
-func (Grayscale) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return mapBoxes(boxes, identity) }
+func (Grayscale) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepBoxes(boxes) }

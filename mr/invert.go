@@ -28,4 +28,4 @@ func (Invert) Apply(src rgb.Image) rgb.Image {
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
-func (Invert) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return mapBoxes(boxes, identity) }
+func (Invert) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepBoxes(boxes) }
