@@ -14,9 +14,8 @@ func (Blur) Name() string { return "blur" }
 
 // Apply implements Relation.
 func (Blur) Apply(src rgb.Image) rgb.Image {
-	mustValid("blur", src)
 	w, h := src.W, src.H
-	dst := rgb.New(w, h)
+	dst := followUp("blur", src)
 	if w == 0 || h == 0 {
 		return dst
 	}
@@ -26,9 +25,9 @@ func (Blur) Apply(src rgb.Image) rgb.Image {
 	var buf [3 * 64]uint16
 	vs := scratch(buf[:], n)
 	for y := 0; y < h; y++ {
-		up := src.Pix[reflect101(y-1, h)*n:][:n]
+		up := src.Pix[reflect101Idx(y-1, h)*n:][:n]
 		mid := src.Pix[y*n:][:n]
-		dn := src.Pix[reflect101(y+1, h)*n:][:n]
+		dn := src.Pix[reflect101Idx(y+1, h)*n:][:n]
 		for i := range vs {
 			vs[i] = uint16(up[i]) + uint16(mid[i]) + uint16(dn[i])
 		}
@@ -55,20 +54,5 @@ func (Blur) Apply(src rgb.Image) rgb.Image {
 // mean9 is round(s/9) for a sum of nine uint8 values; a tie is impossible.
 func mean9(s uint16) uint8 { return uint8((2*uint32(s) + 9) / 18) }
 
-// reflect101 maps an index one step outside [0, n) back inside the way
-// OpenCV's BORDER_REFLECT_101 does (-1 → 1, n → n−2); n == 1 maps to 0.
-func reflect101(i, n int) int {
-	if n == 1 {
-		return 0
-	}
-	if i < 0 {
-		return -i
-	}
-	if i >= n {
-		return 2*n - 2 - i
-	}
-	return i
-}
-
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
-func (Blur) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return mapBoxes(boxes, identity) }
+func (Blur) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepBoxes(boxes) }

@@ -39,4 +39,8 @@ func mapBoxes(boxes []rgb.Box, f func(x, y float64) (float64, float64)) []rgb.Bo
 	return out
 }
 
-func identity(x, y float64) (float64, float64) { return x, y }
+// keepBoxes is the ApplyBoxes of a relation that moves no pixel
+// (corners stay, W and H recomputed).
+func keepBoxes(boxes []rgb.Box) []rgb.Box {
+	return mapBoxes(boxes, func(x, y float64) (float64, float64) { return x, y })
+}

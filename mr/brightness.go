@@ -52,4 +52,4 @@ func (b Brightness) Apply(src rgb.Image) rgb.Image {
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
-func (Brightness) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return mapBoxes(boxes, identity) }
+func (Brightness) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepBoxes(boxes) }

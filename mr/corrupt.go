@@ -40,6 +40,17 @@ func fromUnit(w, h int, vals []float64) rgb.Image {
 	return dst
 }
 
+// mapUnit returns the image of np.uint8(np.clip(f(x), 0, 1) * 255) for
+// every channel value x = v/255 of src, called in Pix order (the order
+// in which the noise corruptions draw).
+func mapUnit(src rgb.Image, f func(x float64) float64) rgb.Image {
+	dst := rgb.New(src.W, src.H)
+	for i, v := range src.Pix {
+		dst.Pix[i] = toByte(f(float64(v) / 255))
+	}
+	return dst
+}
+
 // fromUnit32 is fromUnit for float32 values.
 func fromUnit32(w, h int, vals []float32) rgb.Image {
 	dst := rgb.New(w, h)
@@ -328,7 +339,3 @@ func hsv2rgb(h, s, v float64) (r, g, b float64) {
 		return v, p, q
 	}
 }
-
-// keepBoxes is the ApplyBoxes of a relation that moves no pixel
-// (corners stay, W and H recomputed).
-func keepBoxes(boxes []rgb.Box) []rgb.Box { return mapBoxes(boxes, identity) }

@@ -13,8 +13,7 @@ func (FlipLR) Name() string { return "fliplr" }
 
 // Apply implements Relation.
 func (FlipLR) Apply(src rgb.Image) rgb.Image {
-	mustValid("fliplr", src)
-	dst := rgb.New(src.W, src.H)
+	dst := followUp("fliplr", src)
 	w := src.W
 	for y := 0; y < src.H; y++ {
 		s := src.Pix[y*w*3 : (y+1)*w*3]

@@ -13,8 +13,7 @@ func (FlipUD) Name() string { return "flipud" }
 
 // Apply implements Relation.
 func (FlipUD) Apply(src rgb.Image) rgb.Image {
-	mustValid("flipud", src)
-	dst := rgb.New(src.W, src.H)
+	dst := followUp("flipud", src)
 	n := src.W * 3
 	for y := 0; y < src.H; y++ {
 		copy(dst.Pix[y*n:(y+1)*n], src.Pix[(src.H-1-y)*n:(src.H-y)*n])

@@ -25,11 +25,7 @@ func (c GaussianNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, 
 func (c GaussianNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 	mustCorruption("gaussian_noise", src, c.Severity)
 	sd := pick(src, c.Severity, [5]float64{0.04, 0.06, .08, .09, .10}, [5]float64{.08, .12, 0.18, 0.26, 0.38})
-	dst := rgb.New(src.W, src.H)
-	for i, v := range src.Pix {
-		dst.Pix[i] = toByte(float64(v)/255 + rng.NormFloat64()*sd)
-	}
-	return dst
+	return mapUnit(src, func(x float64) float64 { return x + rng.NormFloat64()*sd })
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.

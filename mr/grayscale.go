@@ -14,8 +14,7 @@ func (Grayscale) Name() string { return "grayscale" }
 
 // Apply implements Relation.
 func (Grayscale) Apply(src rgb.Image) rgb.Image {
-	mustValid("grayscale", src)
-	dst := rgb.New(src.W, src.H)
+	dst := followUp("grayscale", src)
 	s, d := src.Pix, dst.Pix
 	for i := 0; i+2 < len(s); i += 3 {
 		y := uint8((9798*uint32(s[i]) + 19235*uint32(s[i+1]) + 3735*uint32(s[i+2]) + 16384) >> 15)
@@ -25,4 +24,4 @@ func (Grayscale) Apply(src rgb.Image) rgb.Image {
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
-func (Grayscale) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return mapBoxes(boxes, identity) }
+func (Grayscale) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepBoxes(boxes) }

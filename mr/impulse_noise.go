@@ -27,18 +27,15 @@ func (c ImpulseNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, R
 func (c ImpulseNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 	mustCorruption("impulse_noise", src, c.Severity)
 	amount := pick(src, c.Severity, [5]float64{.01, .02, .03, .05, .07}, [5]float64{.03, .06, .09, 0.17, 0.27})
-	dst := rgb.New(src.W, src.H)
-	for i, v := range src.Pix {
-		x := float64(v) / 255
+	return mapUnit(src, func(x float64) float64 {
 		if rng.Float64() < amount {
 			x = 0
 			if rng.Float64() < 0.5 {
 				x = 1
 			}
 		}
-		dst.Pix[i] = toByte(x)
-	}
-	return dst
+		return x
+	})
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.

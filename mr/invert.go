@@ -14,8 +14,7 @@ func (Invert) Name() string { return "invert" }
 
 // Apply implements Relation.
 func (Invert) Apply(src rgb.Image) rgb.Image {
-	mustValid("invert", src)
-	dst := rgb.New(src.W, src.H)
+	dst := followUp("invert", src)
 	s, d := src.Pix, dst.Pix
 	// 255 − v == v XOR 0xFF; eight bytes at a time.
 	i := 0
@@ -29,4 +28,4 @@ func (Invert) Apply(src rgb.Image) rgb.Image {
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
-func (Invert) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return mapBoxes(boxes, identity) }
+func (Invert) ApplyBoxes(boxes []rgb.Box, _, _ int) []rgb.Box { return keepBoxes(boxes) }

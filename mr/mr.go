@@ -59,6 +59,13 @@ func mustValid(name string, src rgb.Image) {
 	}
 }
 
+// followUp checks the source image of relation name's Apply (mustValid)
+// and returns a new black image of its size for the follow-up.
+func followUp(name string, src rgb.Image) rgb.Image {
+	mustValid(name, src)
+	return rgb.New(src.W, src.H)
+}
+
 // scratch returns buf[:n] when buf is long enough (a caller's stack array)
 // and a new zeroed slice of length n otherwise.
 func scratch[T any](buf []T, n int) []T {

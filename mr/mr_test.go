@@ -259,7 +259,7 @@ func TestBlurMatchesReference(t *testing.T) {
 						s := 0
 						for dy := -1; dy <= 1; dy++ {
 							for dx := -1; dx <= 1; dx++ {
-								s += int(src.Pix[(reflect101(y+dy, h)*w+reflect101(x+dx, w))*3+c])
+								s += int(src.Pix[(reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w))*3+c])
 							}
 						}
 						if want := uint8(math.Round(float64(s) / 9)); got.Pix[(y*w+x)*3+c] != want {

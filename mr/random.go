@@ -79,3 +79,13 @@ type rngDraws struct{ r *rand.Rand }
 func (d rngDraws) Normal() float64  { return d.r.NormFloat64() }
 func (d rngDraws) Uniform() float64 { return d.r.Float64() }
 func (d rngDraws) IntN(n int) int   { return d.r.IntN(n) }
+
+// normals returns n draws of N(mu, sd²), np.random.normal(mu, sd, n):
+// mu + sd·Normal() each.
+func normals(n int, mu, sd float64, d draws) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = mu + sd*d.Normal()
+	}
+	return out
+}

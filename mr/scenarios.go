@@ -61,15 +61,40 @@ func Check(s scenario.Scenario) error {
 	return nil
 }
 
-// paper returns the registry entries of the paper's relations.
-func paper() []Info {
-	var out []Info
-	for _, in := range Relations() {
-		if in.Paper {
-			out = append(out, in)
+// paper returns the registry entries of the paper's relations, in
+// registry order.
+func paper() []Info { return slices.DeleteFunc(Relations(), func(in Info) bool { return !in.Paper }) }
+
+// corruptionEntries returns the registry entries of the common
+// corruptions, in registry order.
+func corruptionEntries() []Info {
+	return slices.DeleteFunc(Relations(), func(in Info) bool { return !in.Corruption })
+}
+
+// banditArms returns one arm per entry, a parametric one with a parameter
+// bandit over its grid.
+func banditArms(ins ...Info) []scenario.Arm {
+	var arms []scenario.Arm
+	for _, in := range ins {
+		arms = append(arms, scenario.Arm{Action: in.Name, Values: in.Grid})
+	}
+	return arms
+}
+
+// flatArms returns one flat arm per entry without a parameter and one per
+// value of each parametric entry's grid, in order.
+func flatArms(ins ...Info) []scenario.Arm {
+	var arms []scenario.Arm
+	for _, in := range ins {
+		if !in.Parametric() {
+			arms = append(arms, scenario.Arm{Action: in.Name})
+			continue
+		}
+		for _, v := range in.Grid {
+			arms = append(arms, scenario.Arm{Action: in.Name, Values: []float64{v}})
 		}
 	}
-	return out
+	return arms
 }
 
 func mustScenario(name string, obj scenario.Objective, arms []scenario.Arm) scenario.Scenario {
@@ -86,23 +111,14 @@ func mustScenario(name string, obj scenario.Objective, arms []scenario.Arm) scen
 // (rotation −90…90, shear −45…45, steps of 5 without 0): 7 arms, 59
 // variants in the original tool's order, objective scenario.Paper.
 func Hierarchical() scenario.Scenario {
-	var arms []scenario.Arm
-	for _, in := range paper() {
-		arms = append(arms, scenario.Arm{Action: in.Name, Values: in.Grid})
-	}
-	return mustScenario("hierarchical", scenario.Paper, arms)
+	return mustScenario("hierarchical", scenario.Paper, banditArms(paper()...))
 }
 
 // Basic returns the paper's basic scenario: 9 flat arms, the paper's
 // relations without a parameter, then rotation ±30° and shear ±20°,
 // objective scenario.Paper.
 func Basic() scenario.Scenario {
-	var arms []scenario.Arm
-	for _, in := range paper() {
-		if !in.Parametric() {
-			arms = append(arms, scenario.Arm{Action: in.Name})
-		}
-	}
+	arms := flatArms(slices.DeleteFunc(paper(), Info.Parametric)...)
 	for _, a := range []struct {
 		mr string
 		v  float64
@@ -120,11 +136,7 @@ func Flat(relation string) (scenario.Scenario, error) {
 	if !ok || !in.Paper || !in.Parametric() {
 		return scenario.Scenario{}, fmt.Errorf("mr: %q is not a parametric relation of the paper", relation)
 	}
-	var arms []scenario.Arm
-	for _, v := range in.Grid {
-		arms = append(arms, scenario.Arm{Action: in.Name, Values: []float64{v}})
-	}
-	return NewScenario(relation, scenario.PaperFlat, arms)
+	return NewScenario(relation, scenario.PaperFlat, flatArms(in))
 }
 
 // FlatAll returns the flat scenario of every follow-up of the
@@ -134,29 +146,7 @@ func Flat(relation string) (scenario.Scenario, error) {
 // (every arm earns 1 per violation). It is the hierarchical scenario
 // without its parameter level (issue #13).
 func FlatAll() scenario.Scenario {
-	var arms []scenario.Arm
-	for _, in := range paper() {
-		if !in.Parametric() {
-			arms = append(arms, scenario.Arm{Action: in.Name})
-			continue
-		}
-		for _, v := range in.Grid {
-			arms = append(arms, scenario.Arm{Action: in.Name, Values: []float64{v}})
-		}
-	}
-	return mustScenario("flat", scenario.Paper, arms)
-}
-
-// corruptionEntries returns the registry entries of the common
-// corruptions, in registry order.
-func corruptionEntries() []Info {
-	var out []Info
-	for _, in := range Relations() {
-		if in.Corruption {
-			out = append(out, in)
-		}
-	}
-	return out
+	return mustScenario("flat", scenario.Paper, flatArms(paper()...))
 }
 
 // Corruptions returns the corruptions scenario (issue #37): one arm per
@@ -166,11 +156,7 @@ func corruptionEntries() []Info {
 // 10000/2^(s−1) (Scale 1: 10000, 5000, 2500, 1250, 625), so the mildest
 // breaking severity is worth most.
 func Corruptions() scenario.Scenario {
-	var arms []scenario.Arm
-	for _, in := range corruptionEntries() {
-		arms = append(arms, scenario.Arm{Action: in.Name, Values: in.Grid})
-	}
-	return mustScenario("corruptions", scenario.Paper, arms)
+	return mustScenario("corruptions", scenario.Paper, banditArms(corruptionEntries()...))
 }
 
 // CorruptionsFlat returns the corruptions-flat scenario: one flat arm per
@@ -178,13 +164,7 @@ func Corruptions() scenario.Scenario {
 // objective scenario.PaperFlat (an arm at severity s earns
 // 10000/2^(s−1) per violation).
 func CorruptionsFlat() scenario.Scenario {
-	var arms []scenario.Arm
-	for _, in := range corruptionEntries() {
-		for _, v := range in.Grid {
-			arms = append(arms, scenario.Arm{Action: in.Name, Values: []float64{v}})
-		}
-	}
-	return mustScenario("corruptions-flat", scenario.PaperFlat, arms)
+	return mustScenario("corruptions-flat", scenario.PaperFlat, flatArms(corruptionEntries()...))
 }
 
 // builtins are the built-in scenarios, the original tool's action sets. A

@@ -25,11 +25,7 @@ func (c ShotNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, Rand
 func (c ShotNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 	mustCorruption("shot_noise", src, c.Severity)
 	k := pick(src, c.Severity, [5]float64{500, 250, 100, 75, 50}, [5]float64{60, 25, 12, 5, 3})
-	dst := rgb.New(src.W, src.H)
-	for i, v := range src.Pix {
-		dst.Pix[i] = toByte(float64(poisson(rng, float64(v)/255*k)) / k)
-	}
-	return dst
+	return mapUnit(src, func(x float64) float64 { return float64(poisson(rng, x*k)) / k })
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.

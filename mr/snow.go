@@ -51,11 +51,7 @@ func (c Snow) apply(src rgb.Image, d draws) rgb.Image {
 		return rgb.New(w, h)
 	}
 	// 1. The layer.
-	layer := make([]float64, w*h)
-	for i := range layer {
-		layer[i] = p[0] + p[1]*d.Normal()
-	}
-	layer = clippedZoom64(layer, w, h, p[2])
+	layer := clippedZoom64(normals(w*h, p[0], p[1], d), w, h, p[2])
 	flakes := make([]uint8, w*h)
 	for i, v := range layer {
 		if v < p[3] {

@@ -59,11 +59,7 @@ func (c Spatter) apply(src rgb.Image, d draws) rgb.Image {
 	if w == 0 || h == 0 {
 		return rgb.New(w, h)
 	}
-	liquid := make([]float64, w*h)
-	for i := range liquid {
-		liquid[i] = p[0] + p[1]*d.Normal()
-	}
-	liquid = gaussianFilter(liquid, w, h, 1, p[2])
+	liquid := gaussianFilter(normals(w*h, p[0], p[1], d), w, h, 1, p[2])
 	for i, v := range liquid {
 		if v < p[3] {
 			liquid[i] = 0
@@ -275,56 +271,37 @@ func distanceL2Mask5(img []uint8, w, h int) []float32 {
 // double, × 1/9, rounded to float32; border reflect-101) followed by
 // .astype(np.uint8) (truncation).
 func boxBlur3F32(img []float32, w, h int) []uint8 {
-	out := make([]uint8, w*h)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			s := sum3x3[float64](img, w, h, x, y)
-			out[y*w+x] = uint8(float32(s * (1.0 / 9)))
-		}
-	}
-	return out
+	return correlate3x3(img, w, h, [9]float64{1, 1, 1, 1, 1, 1, 1, 1, 1}, func(s float64) uint8 { return uint8(float32(s * (1.0 / 9))) })
 }
 
 // boxBlur3U8 is cv2.blur(img, (3, 3)) of a byte image: the 3×3 sum s
 // (reflect-101), then ((s + 4)·7282) >> 16, OpenCV's fixed-point
 // division by 9 (equal to round(s/9) for every sum of 9 bytes).
 func boxBlur3U8(img []uint8, w, h int) []uint8 {
-	out := make([]uint8, w*h)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			s := sum3x3[int](img, w, h, x, y)
-			out[y*w+x] = uint8(((s + 4) * 7282) >> 16)
-		}
-	}
-	return out
-}
-
-// sum3x3 is the sum, in S and row by row, of the 3×3 neighbourhood of
-// (x, y) in the w×h image img (border reflect-101).
-func sum3x3[S int | float64, T uint8 | float32](img []T, w, h, x, y int) S {
-	var s S
-	for dy := -1; dy <= 1; dy++ {
-		for dx := -1; dx <= 1; dx++ {
-			s += S(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
-		}
-	}
-	return s
+	return correlate3x3(img, w, h, [9]int{1, 1, 1, 1, 1, 1, 1, 1, 1}, func(s int) uint8 { return uint8(((s + 4) * 7282) >> 16) })
 }
 
 // filter3x3U8 is cv2.filter2D(img, CV_8U, k) of a byte image with an
 // integer 3×3 kernel (correlation, border reflect-101), saturated to
 // [0, 255].
 func filter3x3U8(img []uint8, w, h int, k [9]int32) []uint8 {
+	return correlate3x3(img, w, h, k, clamp255)
+}
+
+// correlate3x3 correlates a w×h single-channel image with the 3×3 kernel
+// k (row-major, border reflect-101): each output is narrow of the sum of
+// k·value over the pixel's neighbourhood, taken in S row by row.
+func correlate3x3[S int | int32 | float64, T uint8 | float32](img []T, w, h int, k [9]S, narrow func(S) uint8) []uint8 {
 	out := make([]uint8, w*h)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			var s int32
+			var s S
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
-					s += k[(dy+1)*3+dx+1] * int32(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
+					s += k[(dy+1)*3+dx+1] * S(img[reflect101Idx(y+dy, h)*w+reflect101Idx(x+dx, w)])
 				}
 			}
-			out[y*w+x] = clamp255(s)
+			out[y*w+x] = narrow(s)
 		}
 	}
 	return out

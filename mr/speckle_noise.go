@@ -25,12 +25,7 @@ func (c SpeckleNoise) Apply(src rgb.Image) rgb.Image { return c.ApplyRand(src, R
 func (c SpeckleNoise) ApplyRand(src rgb.Image, rng *rand.Rand) rgb.Image {
 	mustCorruption("speckle_noise", src, c.Severity)
 	sd := pick(src, c.Severity, [5]float64{.06, .1, .12, .16, .2}, [5]float64{.15, .2, 0.35, 0.45, 0.6})
-	dst := rgb.New(src.W, src.H)
-	for i, v := range src.Pix {
-		x := float64(v) / 255
-		dst.Pix[i] = toByte(x + x*(rng.NormFloat64()*sd))
-	}
-	return dst
+	return mapUnit(src, func(x float64) float64 { return x + x*(rng.NormFloat64()*sd) })
 }
 
 // ApplyBoxes implements Relation; the corners stay, W and H are recomputed.
