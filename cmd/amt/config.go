@@ -15,7 +15,7 @@ import (
 func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "config", "-ref | FILE.yaml ...")
 	ref := fs.Bool("ref", false, "print the configuration reference (Markdown): every key with its value, default and meaning, every agent's options")
-	assets := assetsFlag(fs)
+	assets := fs.String("assets", "", assetsHelp)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -13,18 +13,13 @@ import (
 // seeds, with -merge it assembles the shards' summaries.
 func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "run", "-config FILE [-shard K/N | -merge] [-log-decisions]")
-	config := fs.String("config", "", "experiment configuration (YAML), e.g. experiments/configs/rq1-classification.yaml")
-	assets := assetsFlag(fs)
-	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
+	c := newConfigFlags(fs, "experiment configuration (YAML), e.g. experiments/configs/rq1-classification.yaml", assetsHelp)
+	c.declareMaxPixels()
 	logDecisions := fs.Bool("log-decisions", false, "also write every decision (image, follow-up, its probability, cost, context) to <agent>/decisions-seed-<n>.jsonl, the log format of amt ope")
 	shardFlag := fs.String("shard", "", "run only shard K of N of the seeds (0 ≤ K < N: the seeds at positions j mod N = K of the config's list), every agent, for one task of a cluster array job; replay mode needs the merged sweep")
 	merge := fs.Bool("merge", false, "assemble the agents' summaries from the shards' results, running nothing; fails naming the missing shards")
-	if err := fs.Parse(args); err != nil {
+	if err := c.parse(args); err != nil {
 		return err
-	}
-	if *config == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("run: want -config FILE and no arguments")
 	}
 	var shard experiments.Shard
 	if *shardFlag != "" {
@@ -36,12 +31,9 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 			return usagef("run: -shard and -merge exclude each other")
 		}
 	}
-	cfg, err := experiments.LoadConfig(*config, *assets)
+	cfg, err := c.load()
 	if err != nil {
 		return err
-	}
-	if err := setMaxPixels(cfg, *maxPixels); err != nil {
-		return fmt.Errorf("run: %w", err)
 	}
 	cfg.Logf = stderrLog(env, "run")
 	exp, err := experiments.Prepare(ctx, cfg)
@@ -59,7 +51,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "%s: run shard %s: %s (%d cached, %d run) in %s; when every shard is done: amt run -config %s -merge\n",
-			cfg.Name, shard, plural.Count(st.Items, "seed"), st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
+			cfg.Name, shard, plural.Count(st.Items, "seed"), st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), c.config)
 		return nil
 	case *merge:
 		err = exp.MergeRuns(ctx, env.stderr)

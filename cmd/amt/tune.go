@@ -11,16 +11,11 @@ import (
 // with the chosen options on its evaluation seeds.
 func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tune", "-config FILE")
-	config := fs.String("config", "", "experiment configuration (YAML) with a tune section, e.g. experiments/configs/compare-tuned.yaml")
-	assets := assetsFlag(fs)
-	if err := fs.Parse(args); err != nil {
+	c := newConfigFlags(fs, "experiment configuration (YAML) with a tune section, e.g. experiments/configs/compare-tuned.yaml", assetsHelp)
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if *config == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("tune: want -config FILE and no arguments")
-	}
-	cfg, err := experiments.LoadConfig(*config, *assets)
+	cfg, err := c.load()
 	if err != nil {
 		return err
 	}
