@@ -154,8 +154,7 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if (c.config == "") == !mc.active() || fs.NArg() > 0 {
-		fs.Usage()
-		return errors.New("check: want -config FILE, or -model M.onnx -images DIR, and no arguments")
+		return showUsagef(fs, "check: want -config FILE, or -model M.onnx -images DIR, and no arguments")
 	}
 	// Each flag given is checked on its own, so that the message names
 	// the wrong one; a value given explicitly is never ignored (-alpha 0

@@ -27,8 +27,7 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("config: give -ref, or configuration files to check")
+		return showUsagef(fs, "config: give -ref, or configuration files to check")
 	}
 	var errs []error
 	for _, f := range fs.Args() {

@@ -17,11 +17,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
-
-	"github.com/amt-dev/amt/experiments"
 )
 
 // command is one subcommand of amt.
@@ -177,67 +174,9 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// assetsHelp is the help text of the -assets flag.
-const assetsHelp = "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)"
-
-// configFlags are the flags of a command that reads an experiment
-// configuration: -config and -assets and, where the command declares them,
-// -max-pixels and -out, which override the configuration's values.
-type configFlags struct {
-	fs             *flag.FlagSet
-	config, assets string
-	maxPixels      int
-	out            string
-}
-
-// newConfigFlags declares -config and -assets on fs, with their help texts
-// (most commands' -assets help is assetsHelp).
-func newConfigFlags(fs *flag.FlagSet, configHelp, assetsHelp string) *configFlags {
-	c := &configFlags{fs: fs}
-	fs.StringVar(&c.config, "config", "", configHelp)
-	fs.StringVar(&c.assets, "assets", "", assetsHelp)
-	return c
-}
-
-// declareMaxPixels declares -max-pixels, overriding data.max_pixels.
-func (c *configFlags) declareMaxPixels() {
-	c.fs.IntVar(&c.maxPixels, "max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
-}
-
-// declareOut declares -out, overriding the results folder.
-func (c *configFlags) declareOut() {
-	c.fs.StringVar(&c.out, "out", "", "results folder (default: output)")
-}
-
-// name returns the command's name, for its messages.
-func (c *configFlags) name() string {
-	return strings.TrimPrefix(c.fs.Name(), "amt ")
-}
-
-// parse parses the command line of a command that wants -config and no
-// arguments, printing the usage when it lacks them.
-func (c *configFlags) parse(args []string) error {
-	if err := c.fs.Parse(args); err != nil {
-		return err
-	}
-	if c.config == "" || c.fs.NArg() > 0 {
-		c.fs.Usage()
-		return fmt.Errorf("%s: want -config FILE and no arguments", c.name())
-	}
-	return nil
-}
-
-// load reads the configuration and applies -max-pixels and -out.
-func (c *configFlags) load() (*experiments.Config, error) {
-	cfg, err := experiments.LoadConfig(c.config, c.assets)
-	if err != nil {
-		return nil, err
-	}
-	if err := setMaxPixels(cfg, c.maxPixels); err != nil {
-		return nil, fmt.Errorf("%s: %w", c.name(), err)
-	}
-	if c.out != "" {
-		cfg.Output = c.out
-	}
-	return cfg, nil
+// showUsagef prints fs's usage and returns an error with the formatted
+// message, which dispatch makes a usage error (exit status 2).
+func showUsagef(fs *flag.FlagSet, format string, args ...any) error {
+	fs.Usage()
+	return fmt.Errorf(format, args...)
 }

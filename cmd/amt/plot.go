@@ -28,8 +28,7 @@ func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("plot: unexpected arguments %q", flags.Args())
 	}
 	if c.config == "" && *dir == "" {
-		flags.Usage()
-		return errors.New("plot: give -config FILE or -dir results/<experiment>")
+		return showUsagef(flags, "plot: give -config FILE or -dir results/<experiment>")
 	}
 	out := *dir
 	if c.config != "" {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/data"
-	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/internal/atomicfile"
 )
 
@@ -29,21 +28,17 @@ func cmdSlurm(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if c.config == "" || *shards < 1 {
-		fs.Usage()
-		return fmt.Errorf("slurm: want -config FILE and -shards N ≥ 1")
+		return showUsagef(fs, "slurm: want -config FILE and -shards N ≥ 1")
 	}
 	sbatchOpts, err := sbatchDirectives(fs.Args())
 	if err != nil {
 		return usageError{err}
 	}
-	cfg, err := c.load()
+	exp, err := c.prepare(ctx, nil)
 	if err != nil {
 		return err
 	}
-	exp, err := experiments.Prepare(ctx, cfg)
-	if err != nil {
-		return err
-	}
+	cfg := exp.Config
 	j := slurmJob{Name: cfg.Name, Shards: *shards, Options: sbatchOpts, Stage: "sweep", Items: exp.Images(), Unit: "images"}
 	if cfg.Mode == "online" {
 		j.Stage, j.Items, j.Unit = "run", len(cfg.Seeds), "seeds"

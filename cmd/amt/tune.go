@@ -15,11 +15,7 @@ func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err := c.parse(args); err != nil {
 		return err
 	}
-	cfg, err := c.load()
-	if err != nil {
-		return err
-	}
-	exp, err := experiments.Prepare(ctx, cfg)
+	exp, err := c.prepare(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -29,6 +25,6 @@ func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "%s: tuning and evaluation results in %s\n", cfg.Name, cfg.Output)
+	fmt.Fprintf(env.stdout, "%s: tuning and evaluation results in %s\n", exp.Config.Name, exp.Config.Output)
 	return nil
 }
