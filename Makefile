@@ -93,10 +93,13 @@ fuzz:
 	$(call fuzz1,FuzzPolicy,./bandit)
 	$(call fuzz1,FuzzState,./bandit)
 
-# One experiment end to end: the (cached) sweep, the agents, the figures and report.
+# One experiment end to end: the (cached) sweep, the agents, the figures and
+# report. $(2) is the command that runs the agents: run (the default), or
+# tune for an experiment whose agents amt tune tunes first (on tune.seeds),
+# then runs on the evaluation seeds.
 define experiment
 	$(BIN) sweep -config experiments/configs/$(1).yaml
-	$(BIN) run -config experiments/configs/$(1).yaml
+	$(BIN) $(or $(2),run) -config experiments/configs/$(1).yaml
 	$(BIN) plot -config experiments/configs/$(1).yaml
 
 endef
@@ -130,21 +133,12 @@ results: build
 	$(GO) test -count=1 -run TestREADMEResults ./results -update
 	$(GO) test -count=1 ./results
 
-# An experiment whose agents amt tune tunes first (on tune.seeds), then runs
-# on the evaluation seeds.
-define tuned
-	$(BIN) sweep -config experiments/configs/$(1).yaml
-	$(BIN) tune -config experiments/configs/$(1).yaml
-	$(BIN) plot -config experiments/configs/$(1).yaml
-
-endef
-
 # Agent comparison and ablations, replayed on the same cached sweep:
 # every agent with its defaults, then the agents with options tuned on
 # seeds 101-130 and evaluated on 1-10, then the regression experiment.
 compare: build
 	$(call experiment,compare-agents)
-	$(call tuned,compare-tuned)
+	$(call experiment,compare-tuned,tune)
 	$(call experiment,regression)
 # Regression testing: the SUT changes from SqueezeNet-1.1 to ResNet-20
 # mid-stream; agents carried across the change vs fresh vs random, replayed

@@ -132,12 +132,11 @@ func (r *rateFlag) Set(s string) error {
 
 func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "check", checkSynopsis)
-	config := fs.String("config", "", "experiment configuration (YAML); its check section configures the gate")
-	assets := assetsFlag(fs)
+	c := newConfigFlags(fs, "experiment configuration (YAML); its check section configures the gate", assetsHelp)
+	c.declareOut()
 	budget := fs.Int("budget", -1, "iterations of the session (default: check.budget)")
 	timeBudget := fs.Duration("time", 0, "wall-clock budget, e.g. 45s (default: check.time); the session ends after the iteration during which it ran out")
 	baseline := fs.String("baseline", "", "results folder of a previous check (with an audit sample): fail MRs whose audit violation rate rose significantly (default: check.baseline)")
-	out := fs.String("out", "", "results folder (default: output)")
 	state := fs.String("state", "", "agent state folder (default: state, else OUT/state)")
 	agent := fs.String("agent", "", "id of the agent that tests (default: check.agent)")
 	var failRate rateFlag
@@ -154,9 +153,8 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if (*config == "") == !mc.active() || fs.NArg() > 0 {
-		fs.Usage()
-		return errors.New("check: want -config FILE, or -model M.onnx -images DIR, and no arguments")
+	if (c.config == "") == !mc.active() || fs.NArg() > 0 {
+		return showUsagef(fs, "check: want -config FILE, or -model M.onnx -images DIR, and no arguments")
 	}
 	// Each flag given is checked on its own, so that the message names
 	// the wrong one; a value given explicitly is never ignored (-alpha 0
@@ -177,11 +175,11 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if mc.active() {
 		var err error
-		if *config, err = mc.writeConfig(env, *assets, *out, *budget, *timeBudget, failRate.v, failMR, *baseline, *margin, *alpha); err != nil {
+		if c.config, err = mc.writeConfig(env, c.assets, c.out, *budget, *timeBudget, failRate.v, failMR, *baseline, *margin, *alpha); err != nil {
 			return err
 		}
 	}
-	cfg, err := experiments.LoadConfig(*config, *assets)
+	cfg, err := c.load()
 	if err != nil {
 		return err
 	}
@@ -194,9 +192,6 @@ func runCheck(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if *baseline != "" {
 		cc.Baseline = *baseline
-	}
-	if *out != "" {
-		cfg.Output = *out
 	}
 	if *state != "" {
 		cfg.State = *state

@@ -15,7 +15,7 @@ import (
 func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "config", "-ref | FILE.yaml ...")
 	ref := fs.Bool("ref", false, "print the configuration reference (Markdown): every key with its value, default and meaning, every agent's options")
-	assets := assetsFlag(fs)
+	assets := fs.String("assets", "", assetsHelp)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -27,8 +27,7 @@ func cmdConfig(_ context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("config: give -ref, or configuration files to check")
+		return showUsagef(fs, "config: give -ref, or configuration files to check")
 	}
 	var errs []error
 	for _, f := range fs.Args() {

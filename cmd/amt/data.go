@@ -55,8 +55,7 @@ func dataFetch(ctx context.Context, env *cliEnv, args []string) error {
 		args = fs.Args()[1:]
 	}
 	if len(names) != 1 || names[0] != "cifar10" {
-		fs.Usage()
-		return fmt.Errorf("data fetch: want exactly one data set name, cifar10 (the only one that can be fetched), got %q", names)
+		return showUsagef(fs, "data fetch: want exactly one data set name, cifar10 (the only one that can be fetched), got %q", names)
 	}
 	p := experiments.NewProgress(env.stderr)
 	stage := experiments.Stage{Name: "download cifar-10", Unit: "kilobyte"}
@@ -86,8 +85,7 @@ func dataInspect(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("data inspect: want one FILE or DIR, got %d arguments", fs.NArg())
+		return showUsagef(fs, "data inspect: want one FILE or DIR, got %d arguments", fs.NArg())
 	}
 	src, err := data.Open(data.Spec{Format: *format, Path: fs.Arg(0), Images: *images, Labels: *labels, MaxPixels: *maxPixels})
 	if err != nil {

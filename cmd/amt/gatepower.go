@@ -26,22 +26,14 @@ The same configuration gives byte-identical files.`
 // cmdGatePower runs a gate power study and draws its report.
 func cmdGatePower(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "gate-power", gatePowerSynopsis)
-	config := fs.String("config", "", "study configuration (YAML) with a power section, e.g. experiments/configs/gate-power.yaml")
-	assets := assetsFlag(fs)
-	out := fs.String("out", "", "results folder (default: output)")
-	if err := fs.Parse(args); err != nil {
+	c := newConfigFlags(fs, "study configuration (YAML) with a power section, e.g. experiments/configs/gate-power.yaml", assetsHelp)
+	c.declareOut()
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if *config == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("gate-power: want -config FILE and no arguments")
-	}
-	cfg, err := experiments.LoadConfig(*config, *assets)
+	cfg, err := c.load()
 	if err != nil {
 		return err
-	}
-	if *out != "" {
-		cfg.Output = *out
 	}
 	start := time.Now()
 	p := experiments.NewProgress(env.stderr)

@@ -55,8 +55,7 @@ func cmdInfer(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, f := range []struct{ name, v string }{{"model", *model}, {"input", *input}, {"shape", *shapeStr}, {"out", *out}} {
 		if f.v == "" {
-			fs.Usage()
-			return fmt.Errorf("infer: flag -%s is required", f.name)
+			return showUsagef(fs, "infer: flag -%s is required", f.name)
 		}
 	}
 	if *batch < 0 {

@@ -174,8 +174,9 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// assetsFlag declares the -assets flag of a command that reads a
-// configuration.
-func assetsFlag(fs *flag.FlagSet) *string {
-	return fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets)")
+// showUsagef prints fs's usage and returns an error with the formatted
+// message, which dispatch makes a usage error (exit status 2).
+func showUsagef(fs *flag.FlagSet, format string, args ...any) error {
+	fs.Usage()
+	return fmt.Errorf(format, args...)
 }

@@ -19,8 +19,7 @@ func cmdMRs(_ context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("mrs: takes no arguments, got %q", fs.Args())
+		return showUsagef(fs, "mrs: takes no arguments, got %q", fs.Args())
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "Relations (amt transform -mr NAME[:VALUE][,...]; action_set arms: mr: NAME, params: GRID):")

@@ -43,12 +43,10 @@ func cmdOPE(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("ope: unexpected arguments %q", fs.Args())
+		return showUsagef(fs, "ope: unexpected arguments %q", fs.Args())
 	}
 	if *logPath == "" {
-		fs.Usage()
-		return fmt.Errorf("ope: -log is required")
+		return showUsagef(fs, "ope: -log is required")
 	}
 	if !(*level > 0 && *level < 1) {
 		return usagef("ope: -level %v, want 0 < level < 1", *level)

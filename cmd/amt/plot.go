@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/limits"
 	"github.com/amt-dev/amt/plots"
@@ -18,9 +17,9 @@ import (
 // result files in its folder.
 func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 	flags := newFlagSet(env, "plot", "(-config FILE | -dir results/<experiment>) [-primary AGENT]")
-	config := flags.String("config", "", "experiment `config` (YAML); its results folder is the config's output (default results/<name>)")
+	c := newConfigFlags(flags, "experiment `config` (YAML); its results folder is the config's output (default results/<name>)",
+		"assets `folder` for the config's relative paths (default: $AMT_ASSETS or the shared assets)")
 	dir := flags.String("dir", "", "results `folder` of one experiment (overrides the config's output)")
-	assets := flags.String("assets", "", "assets `folder` for the config's relative paths (default: $AMT_ASSETS or the shared assets)")
 	primary := flags.String("primary", "", "`agent` drawn against the exhaustive baseline (default: cover, else the first agent that is not random)")
 	if err := flags.Parse(args); err != nil {
 		return err
@@ -28,13 +27,12 @@ func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 	if flags.NArg() > 0 {
 		return usagef("plot: unexpected arguments %q", flags.Args())
 	}
-	if *config == "" && *dir == "" {
-		flags.Usage()
-		return errors.New("plot: give -config FILE or -dir results/<experiment>")
+	if c.config == "" && *dir == "" {
+		return showUsagef(flags, "plot: give -config FILE or -dir results/<experiment>")
 	}
 	out := *dir
-	if *config != "" {
-		cfg, err := experiments.LoadConfig(*config, *assets)
+	if c.config != "" {
+		cfg, err := c.load()
 		if err != nil {
 			return fmt.Errorf("plot: %w", err)
 		}
@@ -43,16 +41,16 @@ func cmdPlot(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	e, err := plots.Load(out)
-	if errors.Is(err, fs.ErrNotExist) && *config != "" {
-		return fmt.Errorf("plot: %w (run \"amt run -config %s\" first)", err, *config)
+	if errors.Is(err, fs.ErrNotExist) && c.config != "" {
+		return fmt.Errorf("plot: %w (run \"amt run -config %s\" first)", err, c.config)
 	}
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	if *config != "" && e.Config != nil {
-		if now, err := limits.ReadFile(*config, limits.JSONBytes); err == nil && !bytes.Equal(now, e.Config) {
+	if c.config != "" && e.Config != nil {
+		if now, err := limits.ReadFile(c.config, limits.JSONBytes); err == nil && !bytes.Equal(now, e.Config) {
 			fmt.Fprintf(env.stderr, "plot: note: %s has changed since the results were made; the report describes their snapshot %s (run amt run -config %s for results of the new one)\n",
-				*config, filepath.Join(out, record.ConfigFile), *config)
+				c.config, filepath.Join(out, record.ConfigFile), c.config)
 		}
 	}
 	res, err := plots.Render(ctx, e, plots.Options{Primary: *primary})

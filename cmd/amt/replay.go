@@ -58,13 +58,11 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, f := range []struct{ name, v string }{{"verdicts", *verdicts}, {"agent", *agent}, {"out", *out}} {
 		if f.v == "" {
-			fs.Usage()
-			return fmt.Errorf("replay: -%s is required", f.name)
+			return showUsagef(fs, "replay: -%s is required", f.name)
 		}
 	}
 	if *feats == "" && *sutFeats == "" {
-		fs.Usage()
-		return fmt.Errorf("replay: -features or -sut-features (or both) is required")
+		return showUsagef(fs, "replay: -features or -sut-features (or both) is required")
 	}
 	// Check everything before any work, so nothing is written on an error.
 	if *passes < 1 || *iters < 0 || *interval < 1 || *dim < 0 {

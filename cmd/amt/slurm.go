@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/data"
-	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/internal/atomicfile"
 )
 
@@ -20,8 +19,7 @@ import (
 // succeeded (afterok), the merge, the agents and the figures.
 func cmdSlurm(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "slurm", "-config FILE -shards N [-submit] [-dir DIR] [-- SBATCH OPTIONS…]")
-	config := fs.String("config", "", "experiment configuration (YAML)")
-	assets := fs.String("assets", "", "assets folder for relative paths (default: $AMT_ASSETS or the shared assets); the job exports it")
+	c := newConfigFlags(fs, "experiment configuration (YAML)", assetsHelp+"; the job exports it")
 	shards := fs.Int("shards", 0, "number of shards (array tasks): the sweep's images (replay mode) or the seeds (online mode) are split N ways")
 	dir := fs.String("dir", "slurm", "folder of the job script <name>.sbatch and the jobs' logs; like the working folder, it must be on a file system every node shares")
 	bin := fs.String("amt", "", "the amt binary the jobs run, on a shared file system (default: this one)")
@@ -29,22 +27,18 @@ func cmdSlurm(ctx context.Context, env *cliEnv, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *config == "" || *shards < 1 {
-		fs.Usage()
-		return fmt.Errorf("slurm: want -config FILE and -shards N ≥ 1")
+	if c.config == "" || *shards < 1 {
+		return showUsagef(fs, "slurm: want -config FILE and -shards N ≥ 1")
 	}
 	sbatchOpts, err := sbatchDirectives(fs.Args())
 	if err != nil {
 		return usageError{err}
 	}
-	cfg, err := experiments.LoadConfig(*config, *assets)
+	exp, err := c.prepare(ctx, nil)
 	if err != nil {
 		return err
 	}
-	exp, err := experiments.Prepare(ctx, cfg)
-	if err != nil {
-		return err
-	}
+	cfg := exp.Config
 	j := slurmJob{Name: cfg.Name, Shards: *shards, Options: sbatchOpts, Stage: "sweep", Items: exp.Images(), Unit: "images"}
 	if cfg.Mode == "online" {
 		j.Stage, j.Items, j.Unit = "run", len(cfg.Seeds), "seeds"
@@ -63,7 +57,7 @@ func cmdSlurm(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return a, nil
 	}
-	if j.Config, err = abs(*config); err != nil {
+	if j.Config, err = abs(c.config); err != nil {
 		return err
 	}
 	if j.Workdir, err = os.Getwd(); err != nil {
@@ -80,8 +74,8 @@ func cmdSlurm(ctx context.Context, env *cliEnv, args []string) error {
 	if j.Binary, err = abs(*bin); err != nil {
 		return err
 	}
-	if *assets != "" {
-		j.Assets = *assets
+	if c.assets != "" {
+		j.Assets = c.assets
 	} else if a, err := data.AssetsDir(); err == nil {
 		j.Assets = a
 	}

@@ -14,28 +14,26 @@ import (
 // With -dir it only redraws the report of a suite's results folder.
 func cmdSuite(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "suite", "-config FILE [-workers N] | -dir DIR")
-	config := fs.String("config", "", "suite configuration (YAML), e.g. experiments/configs/suite.yaml")
+	c := newConfigFlags(fs, "suite configuration (YAML), e.g. experiments/configs/suite.yaml", assetsHelp)
 	dir := fs.String("dir", "", "redraw the report of this suite results folder (its suite.json) and run nothing")
-	assets := assetsFlag(fs)
-	workers := fs.Int("workers", -1, "agent runs at a time (default: the configuration's workers, 0 = the cores)")
+	c.declareWorkers("agent runs at a time (default: the configuration's workers, 0 = the cores)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if (*config == "") == (*dir == "") || fs.NArg() > 0 {
-		fs.Usage()
-		return usagef("suite: want -config FILE or -dir DIR, and no arguments")
+	if (c.config == "") == (*dir == "") || fs.NArg() > 0 {
+		return showUsagef(fs, "suite: want -config FILE or -dir DIR, and no arguments")
 	}
 	out := *dir
-	if *config != "" {
-		cfg, err := experiments.LoadSuite(*config, *assets)
+	if c.config != "" {
+		cfg, err := experiments.LoadSuite(c.config, c.assets)
 		if err != nil {
 			return err
 		}
-		if *workers > 1024 {
-			return usagef("suite: -workers %d: want at most 1024", *workers)
+		if c.workers > 1024 {
+			return usagef("suite: -workers %d: want at most 1024", c.workers)
 		}
-		if *workers >= 0 {
-			cfg.Workers = *workers
+		if c.workers >= 0 {
+			cfg.Workers = c.workers
 		}
 		p := experiments.NewProgress(env.stderr)
 		_, err = experiments.RunSuite(ctx, cfg, env.stderr, p.Report)

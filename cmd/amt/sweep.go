@@ -15,62 +15,39 @@ import (
 // with -merge it assembles the shards' table.
 func cmdSweep(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "sweep", "-config FILE [-shard K/N | -merge] [-csv OUT.csv] [-features OUT.f32] [-sut-features OUT.f32]")
-	config := fs.String("config", "", "experiment configuration (YAML)")
-	assets := assetsFlag(fs)
-	maxPixels := fs.Int("max-pixels", 0, "the image budget in pixels, overriding the config's data.max_pixels (0: the config's)")
+	c := newConfigFlags(fs, "experiment configuration (YAML)", assetsHelp)
+	c.declareMaxPixels()
 	csvOut := fs.String("csv", "", "also export the table as CSV here (classification: image,mr,param,pred_original,pred_transformed,violation,label; detection: image_id,mr,param,map_original,map_transformed,violation with the COCO image id)")
 	featOut := fs.String("features", "", "export every image's context features (the feature model's, phash or none) as raw float32 [images, dim] here")
 	sutOut := fs.String("sut-features", "", "export every image's grey-box block (features.kind sut: what the SUT answered on the source image) as raw float32 [images, dim] here")
-	workers := fs.Int("workers", -1, "concurrent workers (default: the config's workers, else all cores)")
-	shardFlag := fs.String("shard", "", "compute only shard K of N (0 ≤ K < N: the images i with i mod N = K) into the cache, for one task of a cluster array job; no result files")
-	merge := fs.Bool("merge", false, "assemble the table from the shards' files in the cache, computing nothing; fails naming the missing shards")
-	if err := fs.Parse(args); err != nil {
+	c.declareWorkers("concurrent workers (default: the config's workers, else all cores)")
+	c.declareShard("compute only shard K of N (0 ≤ K < N: the images i with i mod N = K) into the cache, for one task of a cluster array job; no result files",
+		"assemble the table from the shards' files in the cache, computing nothing; fails naming the missing shards")
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if *config == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("sweep: want -config FILE and no arguments")
+	if c.sharded() && (c.merge || *csvOut != "" || *featOut != "" || *sutOut != "") {
+		return usagef("sweep: -shard computes one shard into the cache and exports nothing: it takes no -merge, -csv, -features or -sut-features (merge, then export)")
 	}
-	var shard experiments.Shard
-	if *shardFlag != "" {
-		var err error
-		if shard, err = experiments.ParseShard(*shardFlag); err != nil {
-			return usagef("sweep: -shard: %w", err)
-		}
-		if *merge || *csvOut != "" || *featOut != "" || *sutOut != "" {
-			return usagef("sweep: -shard computes one shard into the cache and exports nothing: it takes no -merge, -csv, -features or -sut-features (merge, then export)")
-		}
-	}
-	cfg, err := experiments.LoadConfig(*config, *assets)
+	exp, err := c.prepare(ctx, stderrLog(env, "sweep"))
 	if err != nil {
 		return err
 	}
-	if err := setMaxPixels(cfg, *maxPixels); err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	if *workers >= 0 {
-		cfg.Workers = *workers
-	}
-	cfg.Logf = stderrLog(env, "sweep")
-	exp, err := experiments.Prepare(ctx, cfg)
-	if err != nil {
-		return err
-	}
+	cfg := exp.Config
 	exp.SutFeatures = *sutOut != ""
 	start := time.Now()
-	if *shardFlag != "" {
+	if c.sharded() {
 		p := experiments.NewProgress(env.stderr)
-		st, err := exp.SweepShard(ctx, shard, p.Report)
+		st, err := exp.SweepShard(ctx, c.shard, p.Report)
 		p.Done()
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "%s: sweep shard %s: %s (%d cached, %d computed) in %s; when every shard is done: amt sweep -config %s -merge\n",
-			cfg.Name, shard, plural.Count(st.Items, "image"), st.Cached, st.Computed, time.Since(start).Round(time.Millisecond), *config)
+		c.shardDone(env.stdout, cfg.Name, st, "image", "computed", start)
 		return nil
 	}
 	var t *experiments.Table
-	if *merge {
+	if c.merge {
 		t, err = exp.MergeSweep(ctx)
 	} else {
 		exp.NoteSkipped(env.stderr)

@@ -37,8 +37,7 @@ func cmdTransform(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return fmt.Errorf("transform: want 2 arguments IN OUT, got %d", fs.NArg())
+		return showUsagef(fs, "transform: want 2 arguments IN OUT, got %d", fs.NArg())
 	}
 	in, out := fs.Arg(0), fs.Arg(1)
 	rel, err := transformRelation(*spec, *param, flagGiven(fs, "param"))

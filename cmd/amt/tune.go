@@ -11,20 +11,11 @@ import (
 // with the chosen options on its evaluation seeds.
 func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tune", "-config FILE")
-	config := fs.String("config", "", "experiment configuration (YAML) with a tune section, e.g. experiments/configs/compare-tuned.yaml")
-	assets := assetsFlag(fs)
-	if err := fs.Parse(args); err != nil {
+	c := newConfigFlags(fs, "experiment configuration (YAML) with a tune section, e.g. experiments/configs/compare-tuned.yaml", assetsHelp)
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if *config == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("tune: want -config FILE and no arguments")
-	}
-	cfg, err := experiments.LoadConfig(*config, *assets)
-	if err != nil {
-		return err
-	}
-	exp, err := experiments.Prepare(ctx, cfg)
+	exp, err := c.prepare(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -34,6 +25,6 @@ func cmdTune(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "%s: tuning and evaluation results in %s\n", cfg.Name, cfg.Output)
+	fmt.Fprintf(env.stdout, "%s: tuning and evaluation results in %s\n", exp.Config.Name, exp.Config.Output)
 	return nil
 }
