@@ -109,21 +109,12 @@ func bcastArith(k arithKind, out []float32, os []int, a []float32, as []int, b [
 // [r0, r1).
 func bcastArithRows(k arithKind, out []float32, os []int, a []float32, as []int, b []float32, bs []int, r0, r1 int) {
 	nd := len(os)
-	sa, sb := bstrides(as, os), bstrides(bs, os)
+	st, idx, off := bcastRowStart(os, r0, as, bs)
 	inner := os[nd-1]
-	ia, ib := sa[nd-1], sb[nd-1]
-	// The index and offsets of row r0.
-	idx := make([]int, nd)
-	off := []int{0, 0}
-	for d, r := nd-2, r0; d >= 0; d-- {
-		idx[d] = r % os[d]
-		r /= os[d]
-		off[0] += idx[d] * sa[d]
-		off[1] += idx[d] * sb[d]
-	}
+	ia, ib := st[0][nd-1], st[1][nd-1]
 	for o := r0 * inner; o < r1*inner; o += inner {
 		arithRow(k, out[o:o+inner], a[off[0]:], ia, b[off[1]:], ib)
-		nextRow(idx, os, off, sa, sb)
+		nextRow(idx, os, off, st...)
 	}
 }
 

@@ -208,10 +208,7 @@ func (b *builder) residualAdd(out string, shape []int) (int, *value) {
 	if j <= b.idx || n.op != "Add" || len(n.inputs) != 2 || len(n.outputs) != 1 || len(n.attrs) != 0 {
 		return -1, nil
 	}
-	other := n.inputs[0]
-	if other == out {
-		other = n.inputs[1]
-	}
+	other := n.otherInput(out)
 	if other == out || (n.inputs[0] != out && n.inputs[1] != out) {
 		return -1, nil // out + out, or not an input
 	}

@@ -71,15 +71,7 @@ type cudaAccel struct {
 type cudaSplit struct{ in, out []*cuda.Buffer }
 
 func (s *cudaSplit) free() error {
-	var first error
-	for _, b := range append(s.in, s.out...) {
-		if b != nil {
-			if err := b.Free(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
+	return cuda.FreeAll(append(s.in, s.out...)...)
 }
 
 func openCUDA(cfg cuda.Config, logf func(string, ...any), cpuOps []string) (accel, error) {

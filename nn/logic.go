@@ -133,11 +133,9 @@ func bcast3[C, T number](out []T, os []int, c []C, cs []int, x []T, xs []int, y 
 		}
 		return
 	}
-	sc, sx, sy := bstrides(cs, os), bstrides(xs, os), bstrides(ys, os)
+	st, idx, off := bcastRowStart(os, 0, cs, xs, ys)
 	inner := os[nd-1]
-	ic, ix, iy := sc[nd-1], sx[nd-1], sy[nd-1]
-	idx := make([]int, nd)
-	off := []int{0, 0, 0}
+	ic, ix, iy := st[0][nd-1], st[1][nd-1], st[2][nd-1]
 	for o := 0; o < len(out); o += inner {
 		pc, px, py := off[0], off[1], off[2]
 		for j := range out[o : o+inner] {
@@ -150,6 +148,6 @@ func bcast3[C, T number](out []T, os []int, c []C, cs []int, x []T, xs []int, y 
 			px += ix
 			py += iy
 		}
-		nextRow(idx, os, off, sc, sx, sy)
+		nextRow(idx, os, off, st...)
 	}
 }

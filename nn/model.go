@@ -107,6 +107,15 @@ type onode struct {
 	emptyAttrs      map[string][]int64
 }
 
+// otherInput returns the input of n, a node of two inputs, that is not
+// name: the second, unless it is name (then the first).
+func (n *onode) otherInput(name string) string {
+	if n.inputs[1] == name {
+		return n.inputs[0]
+	}
+	return n.inputs[1]
+}
+
 // fits reports whether a value of shape got matches the declared shape of
 // a graph output (nil: undeclared; -1: any size).
 func fits(declared, got []int) bool {

@@ -337,18 +337,10 @@ func (b *builder) fuseLayerNorm(x *value, red []bool) (v *value, out string, ok 
 	}
 	var scale, bias []float32
 	if mul := m.only(out, "Mul"); mul != nil {
-		other := mul.inputs[1]
-		if other == out {
-			other = mul.inputs[0]
-		}
-		if scale = perAxis(other); scale != nil {
+		if scale = perAxis(mul.otherInput(out)); scale != nil {
 			out = mul.outputs[0]
 			if add := m.only(out, "Add"); add != nil {
-				other := add.inputs[1]
-				if other == out {
-					other = add.inputs[0]
-				}
-				if bias = perAxis(other); bias != nil {
+				if bias = perAxis(add.otherInput(out)); bias != nil {
 					out = add.outputs[0]
 				} else {
 					m.untake(add)

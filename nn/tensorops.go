@@ -61,11 +61,9 @@ func bcast[T number](out []T, os []int, a []T, as []int, b []T, bs []int, f func
 		return
 	}
 	nd := len(os)
-	sa, sb := bstrides(as, os), bstrides(bs, os)
+	st, idx, off := bcastRowStart(os, 0, as, bs)
 	inner := os[nd-1]
-	ia, ib := sa[nd-1], sb[nd-1]
-	idx := make([]int, nd)
-	off := []int{0, 0}
+	ia, ib := st[0][nd-1], st[1][nd-1]
 	for o := 0; o < len(out); o += inner {
 		dst := out[o : o+inner]
 		pa, pb := off[0], off[1]
@@ -74,8 +72,30 @@ func bcast[T number](out []T, os []int, a []T, as []int, b []T, bs []int, f func
 			pa += ia
 			pb += ib
 		}
-		nextRow(idx, os, off, sa, sb)
+		nextRow(idx, os, off, st...)
 	}
+}
+
+// bcastRowStart prepares the reading of operands of shapes ss broadcast to
+// shape os a row (of the last axis) at a time, from row r0 on: it returns
+// their strides (bstrides), the index of row r0 over the axes before the
+// last, and each operand's offset at that row, for nextRow to move on.
+func bcastRowStart(os []int, r0 int, ss ...[]int) (st [][]int, idx, off []int) {
+	nd := len(os)
+	st = make([][]int, len(ss))
+	for k, s := range ss {
+		st[k] = bstrides(s, os)
+	}
+	idx = make([]int, nd)
+	off = make([]int, len(ss))
+	for d, r := nd-2, r0; d >= 0; d-- {
+		idx[d] = r % os[d]
+		r /= os[d]
+		for k, s := range st {
+			off[k] += idx[d] * s[d]
+		}
+	}
+	return st, idx, off
 }
 
 // nextRow moves idx, the index over the axes before the last of a row of

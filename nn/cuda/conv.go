@@ -98,15 +98,7 @@ func (c *Conv) Strategy() string {
 
 // Free releases the weights.
 func (c *Conv) Free() error {
-	var first error
-	for _, b := range []*Buffer{c.w, c.bias, c.scale, c.shift} {
-		if b != nil {
-			if err := b.Free(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
+	return FreeAll(c.w, c.bias, c.scale, c.shift)
 }
 
 // Forward computes dst = act(conv(src) + bias) (scaled and shifted when

@@ -267,24 +267,21 @@ func (d *Device) Alloc(n int) (*Buffer, error) {
 
 // Upload allocates a buffer holding a copy of src.
 func (d *Device) Upload(src []float32) (*Buffer, error) {
-	b, err := d.Alloc(len(src))
-	if err != nil {
-		return nil, err
-	}
-	if err := d.Write(b, src); err != nil {
-		b.Free()
-		return nil, err
-	}
-	return b, nil
+	return d.upload(unsafe.Pointer(unsafe.SliceData(src)), len(src))
 }
 
 // UploadInt32 allocates a buffer holding a copy of src.
 func (d *Device) UploadInt32(src []int32) (*Buffer, error) {
-	b, err := d.Alloc(len(src))
+	return d.upload(unsafe.Pointer(unsafe.SliceData(src)), len(src))
+}
+
+// upload allocates a buffer holding a copy of the n 4-byte values at src.
+func (d *Device) upload(src unsafe.Pointer, n int) (*Buffer, error) {
+	b, err := d.Alloc(n)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.write(b, unsafe.Pointer(unsafe.SliceData(src)), len(src)); err != nil {
+	if err := d.write(b, src, n); err != nil {
 		b.Free()
 		return nil, err
 	}
@@ -317,6 +314,20 @@ func (b *Buffer) Free() error {
 	return b.d.do(func() error {
 		return b.d.drv.check(symMemFree, b.d.drv.call(symMemFree, uintptr(b.ptr)), "")
 	})
+}
+
+// FreeAll frees each buffer of bs that is not nil, in order, and returns
+// the first error.
+func FreeAll(bs ...*Buffer) error {
+	var first error
+	for _, b := range bs {
+		if b != nil {
+			if err := b.Free(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }
 
 // valid checks that b is a live buffer of d with at least n values.

@@ -81,13 +81,5 @@ func (r *Resize) Run(dst, src *Buffer) error {
 
 // Free releases the taps.
 func (r *Resize) Free() error {
-	var first error
-	for _, b := range []*Buffer{r.yi, r.yw, r.xi, r.xw} {
-		if b != nil {
-			if err := b.Free(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
+	return FreeAll(r.yi, r.yw, r.xi, r.xw)
 }

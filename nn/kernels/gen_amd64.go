@@ -63,6 +63,92 @@ func fileHeader() {
 	p("")
 }
 
+// fn emits the head of the assembly function name: its Go declaration
+// (params, the parameter list) as a comment, then its TEXT line with the
+// frame ("locals-args" bytes).
+func fn(name, params, frame string) {
+	p("")
+	p("// func %s(%s)", name, params)
+	p("TEXT ·%s(SB), NOSPLIT, $%s", name, frame)
+}
+
+// ret emits the label done and the return, upper halves of the vector
+// registers cleared.
+func ret() {
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// vregs returns the names of the vector registers of prefix z (X, Y, Z).
+func vregs(z string) func(i int) string {
+	return func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+}
+
+// words emits 16 4-byte words of the read-only table sym from byte off:
+// v(0), …, v(15).
+func words(sym string, off int, v func(i int) int) {
+	for i := 0; i < 16; i++ {
+		p("DATA %s<>+%d(SB)/4, $%d", sym, off+4*i, v(i))
+	}
+}
+
+// evenOdd emits the indices that split 32 values into even and odd
+// positions (0, 2, …, 30, then 1, 3, …, 31) into table sym from byte off.
+func evenOdd(sym string, off int) {
+	words(sym, off, func(i int) int { return 2 * i })
+	words(sym, off+64, func(i int) int { return 2*i + 1 })
+}
+
+// laneMasks emits the table sym of the AVX2 lane masks: 8 × -1 then 8 × 0;
+// the mask of the first c lanes starts at (8-c)·4.
+func laneMasks(sym string) {
+	for i := 0; i < 16; i++ {
+		v := "$0xffffffff"
+		if i >= 8 {
+			v = "$0"
+		}
+		p("DATA %s<>+%d(SB)/4, %s", sym, 4*i, v)
+	}
+	p("GLOBL %s<>(SB), RODATA|NOPTR, $64", sym)
+}
+
+// clampTo emits dst = min(max(src − sub, 0), w) (clobbers BX); src keeps
+// its value.
+func clampTo(dst, src string, sub, w int) {
+	p("\tMOVQ %s, %s", src, dst)
+	if sub > 0 {
+		p("\tSUBQ $%d, %s", sub, dst)
+	}
+	p("\tXORQ BX, BX")
+	p("\tCMPQ %s, $0", dst)
+	p("\tCMOVQLT BX, %s", dst)
+	capAt(dst, w)
+}
+
+// capAt emits reg = min(reg, w) (clobbers BX).
+func capAt(reg string, w int) {
+	p("\tMOVQ $%d, BX", w)
+	p("\tCMPQ %s, BX", reg)
+	p("\tCMOVQGT BX, %s", reg)
+}
+
+// kmask emits the AVX-512 mask k of the first n lanes, n (≤ 16) in reg
+// (clobbers reg and BX).
+func kmask(reg, k string) {
+	p("\tMOVQ $0xffff, BX")
+	p("\tBZHIQ %s, BX, %s", reg, reg)
+	p("\tKMOVW %s, %s", reg, k)
+}
+
+// laneMask emits the AVX2 mask y of the first n lanes from the table sym
+// (see laneMasks), n (≤ 8) in reg (negates reg; clobbers BX).
+func laneMask(sym, reg, y string) {
+	p("\tNEGQ %s", reg)
+	p("\tLEAQ %s<>+32(SB), BX", sym)
+	p("\tVMOVDQU (BX)(%s*4), %s", reg, y)
+}
+
 func write(name string) {
 	if err := os.WriteFile(name, out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -25,15 +25,12 @@ func kernel(rows, nv int, tiles bool) {
 	if tiles {
 		name = fmt.Sprintf("sgemmTiles%dx%dAVX512", rows, 16*nv)
 	}
-	p("")
+	params, frame := "k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int", "0-88"
 	if tiles {
 		// Frame: 0(SP) k, 8(SP) boff, 16(SP) the current tile's bias, 24(SP) tiles left.
-		p("// func %s(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int, tiles int)", name)
-		p("TEXT ·%s(SB), NOSPLIT, $32-96", name)
-	} else {
-		p("// func %s(k int, a *float32, aStride int, b *float32, boff *int, c *float32, ldc int, ep *epilogue, rows int, mask uint64, pf int)", name)
-		p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+		params, frame = params+", tiles int", "32-96"
 	}
+	fn(name, params, frame)
 	p("\tMOVQ k+0(FP), CX")
 	p("\tMOVQ a+8(FP), SI")
 	p("\tMOVQ aStride+16(FP), R11")
@@ -67,52 +64,27 @@ func kernel(rows, nv int, tiles bool) {
 			p("\tVPXORD %s, %s, %s", a, a, a)
 		}
 	}
-	p("\tMOVQ CX, BX")
-	p("\tSHRQ $2, BX")
-	p("\tANDQ $3, CX")
-	p("\tTESTQ BX, BX")
-	p("\tJEQ tail")
-	p("loop4:")
-	for u := 0; u < 4; u++ {
-		step(rows, nv)
-	}
-	// A's panels aPrefetch bytes ahead, a cache line per 4 steps (see
-	// aPrefetch).
-	p("\tPREFETCHT0 %d(SI)", aPrefetch)
-	if rows > 4 {
-		p("\tPREFETCHT0 %d(R11)", aPrefetch)
-	}
-	p("\tDECQ BX")
-	p("\tJNE loop4")
-	p("tail:")
-	p("\tTESTQ CX, CX")
-	p("\tJEQ epi")
-	p("loop1:")
-	step(rows, nv)
-	p("\tDECQ CX")
-	p("\tJNE loop1")
-	p("epi:")
+	depthLoop(func() { step(rows, nv) }, func() {
+		// A's panels aPrefetch bytes ahead, a cache line per 4 steps (see
+		// aPrefetch).
+		p("\tPREFETCHT0 %d(SI)", aPrefetch)
+		if rows > 4 {
+			p("\tPREFETCHT0 %d(R11)", aPrefetch)
+		}
+	})
 	p("\tMOVQ 0(R10), AX")
 	// Accumulate: acc = acc + C (the same operation as the AVX2 kernel's
 	// VADDPS mem, acc; addition commutes bit for bit).
 	p("\tTESTQ $1, AX")
 	p("\tJEQ nobeta")
-	p("\tMOVQ DX, BX")
-	for r := 0; r < rows; r++ {
-		if r > 0 {
-			p("\tCMPQ R12, $%d", r)
-			p("\tJLE nobeta")
-			p("\tADDQ R9, BX")
+	cRows(rows, nv, "nobeta", func(r, v int) {
+		a := acc(r, v, nv)
+		if v == nv-1 {
+			p("\tVADDPS %d(BX), %s, K1, %s", 64*v, a, a)
+		} else {
+			p("\tVADDPS %d(BX), %s, %s", 64*v, a, a)
 		}
-		for v := 0; v < nv; v++ {
-			a := acc(r, v, nv)
-			if v == nv-1 {
-				p("\tVADDPS %d(BX), %s, K1, %s", 64*v, a, a)
-			} else {
-				p("\tVADDPS %d(BX), %s, %s", 64*v, a, a)
-			}
-		}
-	}
+	})
 	p("nobeta:")
 	p("\tTESTQ $2, AX")
 	p("\tJEQ nobias")
@@ -121,33 +93,19 @@ func kernel(rows, nv int, tiles bool) {
 	} else {
 		p("\tMOVQ 8(R10), BX")
 	}
-	for r := 0; r < rows; r++ {
-		p("\tVBROADCASTSS %d(BX), Z29", 4*r)
-		for v := 0; v < nv; v++ {
-			a := acc(r, v, nv)
-			p("\tVADDPS Z29, %s, %s", a, a)
-		}
-	}
+	addBias(rows, nv, "Z29", func(r, v int) string { return acc(r, v, nv) })
 	p("nobias:")
 	var accs []string
 	all(rows, nv, func(a string) { accs = append(accs, a) })
 	actEpilogue(accs, "VPXORD", "Z29", "Z30", "Z31", "")
-	p("\tMOVQ DX, BX")
-	for r := 0; r < rows; r++ {
-		if r > 0 {
-			p("\tCMPQ R12, $%d", r)
-			p("\tJLE done")
-			p("\tADDQ R9, BX")
+	cRows(rows, nv, "done", func(r, v int) {
+		a := acc(r, v, nv)
+		if v == nv-1 {
+			p("\tVMOVUPS %s, K1, %d(BX)", a, 64*v)
+		} else {
+			p("\tVMOVUPS %s, %d(BX)", a, 64*v)
 		}
-		for v := 0; v < nv; v++ {
-			a := acc(r, v, nv)
-			if v == nv-1 {
-				p("\tVMOVUPS %s, K1, %d(BX)", a, 64*v)
-			} else {
-				p("\tVMOVUPS %s, %d(BX)", a, 64*v)
-			}
-		}
-	}
+	})
 	p("done:")
 	if tiles {
 		// Next tile: 8 rows down in C, 8 values on in the bias; A's next
@@ -163,6 +121,67 @@ func kernel(rows, nv int, tiles bool) {
 	}
 	p("\tVZEROUPPER")
 	p("\tRET")
+}
+
+// depthLoop emits the loop over the depth CX (clobbered, and BX): step
+// four times per iteration, then every4, then step once per remaining
+// depth; it ends at the label epi.
+func depthLoop(step, every4 func()) {
+	p("\tMOVQ CX, BX")
+	p("\tSHRQ $2, BX")
+	p("\tANDQ $3, CX")
+	p("\tTESTQ BX, BX")
+	p("\tJEQ tail")
+	p("loop4:")
+	for u := 0; u < 4; u++ {
+		step()
+	}
+	if every4 != nil {
+		every4()
+	}
+	p("\tDECQ BX")
+	p("\tJNE loop4")
+	p("tail:")
+	p("\tTESTQ CX, CX")
+	p("\tJEQ epi")
+	p("loop1:")
+	step()
+	p("\tDECQ CX")
+	p("\tJNE loop1")
+	p("epi:")
+}
+
+// cRows emits f(r, v) for each vector v of each row r of a tile of rows
+// rows of nv vectors of C, with BX the address of the row (DX, then R9
+// bytes on each row). With skip set, only the first R12 rows: past them it
+// jumps to skip.
+func cRows(rows, nv int, skip string, f func(r, v int)) {
+	p("\tMOVQ DX, BX")
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			if skip != "" {
+				p("\tCMPQ R12, $%d", r)
+				p("\tJLE %s", skip)
+			}
+			p("\tADDQ R9, BX")
+		}
+		for v := 0; v < nv; v++ {
+			f(r, v)
+		}
+	}
+}
+
+// addBias emits the addition of the bias at BX, one value per row
+// broadcast into t, to the accumulators acc(r, v) of rows rows of nv
+// vectors.
+func addBias(rows, nv int, t string, acc func(r, v int) string) {
+	for r := 0; r < rows; r++ {
+		p("\tVBROADCASTSS %d(BX), %s", 4*r, t)
+		for v := 0; v < nv; v++ {
+			a := acc(r, v)
+			p("\tVADDPS %s, %s, %s", t, a, a)
+		}
+	}
 }
 
 // all emits f for every accumulator.
@@ -241,9 +260,7 @@ func avx2Tiles(nv int, masked bool) {
 		name = fmt.Sprintf("sgemmTiles4x%dMaskAVX2", 8*nv)
 	}
 	acc := func(r, v int) string { return fmt.Sprintf("Y%d", 4+nv*r+v) }
-	p("")
-	p("// func %s(k int, a, b *float32, boff *int, c *float32, ldc int, ep *epilogue, tiles int, pf int, mask *int32)", name)
-	p("TEXT ·%s(SB), NOSPLIT, $16-80", name)
+	fn(name, "k int, a, b *float32, boff *int, c *float32, ldc int, ep *epilogue, tiles int, pf int, mask *int32", "16-80")
 	p("\tMOVQ k+0(FP), AX")
 	p("\tMOVQ AX, 8(SP)")
 	p("\tMOVQ a+8(FP), SI")
@@ -272,25 +289,7 @@ func avx2Tiles(nv int, masked bool) {
 	}
 	p("\tMOVQ R12, R8")
 	p("\tMOVQ 8(SP), CX")
-	p("\tMOVQ CX, BX")
-	p("\tSHRQ $2, BX")
-	p("\tANDQ $3, CX")
-	p("\tTESTQ BX, BX")
-	p("\tJEQ tail")
-	p("loop4:")
-	for u := 0; u < 4; u++ {
-		avx2Step(nv, acc)
-	}
-	p("\tDECQ BX")
-	p("\tJNE loop4")
-	p("tail:")
-	p("\tTESTQ CX, CX")
-	p("\tJEQ epi")
-	p("loop1:")
-	avx2Step(nv, acc)
-	p("\tDECQ CX")
-	p("\tJNE loop1")
-	p("epi:")
+	depthLoop(func() { avx2Step(nv, acc) }, nil)
 	last := func(v int) bool { return masked && v == nv-1 }
 	if masked {
 		p("\tVMOVDQU (R14), Y3")
@@ -298,32 +297,20 @@ func avx2Tiles(nv int, masked bool) {
 	p("\tMOVQ 0(R10), AX")
 	p("\tTESTQ $1, AX")
 	p("\tJEQ nobeta")
-	p("\tMOVQ DX, BX")
-	for r := 0; r < 4; r++ {
-		if r > 0 {
-			p("\tADDQ R9, BX")
+	cRows(4, nv, "", func(r, v int) {
+		a := acc(r, v)
+		if last(v) {
+			p("\tVMASKMOVPS %d(BX), Y3, Y0", 32*v)
+			p("\tVADDPS Y0, %s, %s", a, a)
+		} else {
+			p("\tVADDPS %d(BX), %s, %s", 32*v, a, a)
 		}
-		for v := 0; v < nv; v++ {
-			a := acc(r, v)
-			if last(v) {
-				p("\tVMASKMOVPS %d(BX), Y3, Y0", 32*v)
-				p("\tVADDPS Y0, %s, %s", a, a)
-			} else {
-				p("\tVADDPS %d(BX), %s, %s", 32*v, a, a)
-			}
-		}
-	}
+	})
 	p("nobeta:")
 	p("\tTESTQ $2, AX")
 	p("\tJEQ nobias")
 	p("\tMOVQ 0(SP), BX")
-	for r := 0; r < 4; r++ {
-		p("\tVBROADCASTSS %d(BX), Y0", 4*r)
-		for v := 0; v < nv; v++ {
-			a := acc(r, v)
-			p("\tVADDPS Y0, %s, %s", a, a)
-		}
-	}
+	addBias(4, nv, "Y0", acc)
 	p("nobias:")
 	var accs []string
 	for r := 0; r < 4; r++ {
@@ -332,28 +319,20 @@ func avx2Tiles(nv int, masked bool) {
 		}
 	}
 	actEpilogue(accs, "VXORPS", "Y0", "Y1", "Y2", "")
-	p("\tMOVQ DX, BX")
-	for r := 0; r < 4; r++ {
-		if r > 0 {
-			p("\tADDQ R9, BX")
+	cRows(4, nv, "", func(r, v int) {
+		if last(v) {
+			p("\tVMASKMOVPS %s, Y3, %d(BX)", acc(r, v), 32*v)
+		} else {
+			p("\tVMOVUPS %s, %d(BX)", acc(r, v), 32*v)
 		}
-		for v := 0; v < nv; v++ {
-			if last(v) {
-				p("\tVMASKMOVPS %s, Y3, %d(BX)", acc(r, v), 32*v)
-			} else {
-				p("\tVMOVUPS %s, %d(BX)", acc(r, v), 32*v)
-			}
-		}
-	}
+	})
 	// Next tile: A has advanced by 4k values already; C by 4 rows, the
 	// bias by 4 values.
 	p("\tLEAQ (DX)(R9*4), DX")
 	p("\tADDQ $16, 0(SP)")
 	p("\tDECQ R11")
 	p("\tJNE tile")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	ret()
 }
 
 // avx2Step emits one rank-1 update of avx2Tiles (as kernel_amd64.s's STEP,

@@ -84,9 +84,7 @@ func gemvFile() {
 	p("\tADDQ $16, R13")
 	p("\tDECQ DX")
 	p("\tJMP group1")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	ret()
 }
 
 // gemvEpilogue emits the epilogue of n accumulators X0..X(n−1), rows
@@ -97,23 +95,34 @@ func gemvEpilogue(n int, sfx string) {
 	for x := 0; x < n; x++ {
 		accs = append(accs, fmt.Sprintf("X%d", x))
 	}
+	// addIf emits accs += the vectors at base when the flag is set in AX.
+	addIf := func(flag int, skip, base string) {
+		p("\tTESTQ $%d, AX", flag)
+		p("\tJEQ %s%s", skip, sfx)
+		for x, a := range accs {
+			p("\tVADDPS %d(%s), %s, %s", 16*x, base, a, a)
+		}
+		p("%s%s:", skip, sfx)
+	}
 	p("\tMOVQ 0(R10), AX")
-	p("\tTESTQ $1, AX")
-	p("\tJEQ nobeta%s", sfx)
-	for x, a := range accs {
-		p("\tVADDPS %d(R12), %s, %s", 16*x, a, a)
-	}
-	p("nobeta%s:", sfx)
-	p("\tTESTQ $2, AX")
-	p("\tJEQ nobias%s", sfx)
-	for x, a := range accs {
-		p("\tVADDPS %d(R13), %s, %s", 16*x, a, a)
-	}
-	p("nobias%s:", sfx)
+	addIf(1, "nobeta", "R12")
+	addIf(2, "nobias", "R13")
 	actEpilogue(accs, "VXORPS", "X9", "X10", "X11", sfx)
 	for x, a := range accs {
 		p("\tVMOVUPS %s, %d(R12)", a, 16*x)
 	}
+}
+
+// bound emits, when flag is set in AX, accs = op(accs, the bound at
+// off(R10), broadcast into t); skip labels its end.
+func bound(accs []string, flag int, op string, off int, t, skip string) {
+	p("\tTESTQ $%d, AX", flag)
+	p("\tJEQ %s", skip)
+	p("\tVBROADCASTSS %d(R10), %s", off, t)
+	for _, a := range accs {
+		p("\t%s %s, %s, %s", op, a, t, a)
+	}
+	p("%s:", skip)
 }
 
 // actEpilogue emits the activation part of the micro-kernels' epilogue,
@@ -123,20 +132,8 @@ func gemvEpilogue(n int, sfx string) {
 // on the accumulators accs, using the temporaries t0, t1, t2 (xor zeroes
 // t0), then the label store+sfx.
 func actEpilogue(accs []string, xor, t0, t1, t2, sfx string) {
-	p("\tTESTQ $4, AX")
-	p("\tJEQ nolo%s", sfx)
-	p("\tVBROADCASTSS 16(R10), %s", t0)
-	for _, a := range accs {
-		p("\tVMAXPS %s, %s, %s", a, t0, a)
-	}
-	p("nolo%s:", sfx)
-	p("\tTESTQ $8, AX")
-	p("\tJEQ nohi%s", sfx)
-	p("\tVBROADCASTSS 20(R10), %s", t0)
-	for _, a := range accs {
-		p("\tVMINPS %s, %s, %s", a, t0, a)
-	}
-	p("nohi%s:", sfx)
+	bound(accs, 4, "VMAXPS", 16, t0, "nolo"+sfx)
+	bound(accs, 8, "VMINPS", 20, t0, "nohi"+sfx)
 	p("\tTESTQ $16, AX")
 	p("\tJEQ store%s", sfx)
 	p("\t%s %s, %s, %s", xor, t0, t0, t0)

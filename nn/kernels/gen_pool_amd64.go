@@ -14,21 +14,9 @@ func poolFile() {
 	p("// the window's rows are reduced first (vertical maxima of 2n+k−2 columns),")
 	p("// then even and odd columns are separated and combined. A NaN in a window")
 	p("// gives NaN.")
-	for i := 0; i < 16; i++ {
-		p("DATA poolIdx<>+%d(SB)/4, $%d", 4*i, 2*i)
-	}
-	for i := 0; i < 16; i++ {
-		p("DATA poolIdx<>+%d(SB)/4, $%d", 64+4*i, 2*i+1)
-	}
+	evenOdd("poolIdx", 0)
 	p("GLOBL poolIdx<>(SB), RODATA|NOPTR, $128")
-	for i := 0; i < 16; i++ {
-		v := "$0xffffffff"
-		if i >= 8 {
-			v = "$0"
-		}
-		p("DATA poolMask<>+%d(SB)/4, %s", 4*i, v)
-	}
-	p("GLOBL poolMask<>(SB), RODATA|NOPTR, $64")
+	laneMasks("poolMask")
 	for _, k := range []int{2, 3} {
 		pool512(k)
 		pool2(k)
@@ -48,36 +36,41 @@ const poolHeader = `	MOVQ dst+0(FP), DI
 	TESTQ R11, R11
 	JLE done`
 
-// clampMask emits reg = min(max(AX − sub, 0), w) (clobbers BX); AX keeps
-// its value.
-func clampTo(dst string, sub, w int) {
-	p("\tMOVQ AX, %s", dst)
-	if sub > 0 {
-		p("\tSUBQ $%d, %s", sub, dst)
-	}
-	p("\tXORQ BX, BX")
-	p("\tCMPQ %s, $0", dst)
-	p("\tCMOVQLT BX, %s", dst)
-	p("\tMOVQ $%d, BX", w)
-	p("\tCMPQ %s, BX", dst)
-	p("\tCMOVQGT BX, %s", dst)
+// poolRow emits the start of a row: its input and output pointers in R12
+// and R13, its outputs in CX and 2n of its input columns in AX.
+func poolRow() {
+	p("row:")
+	p("\tMOVQ SI, R12")
+	p("\tMOVQ DI, R13")
+	p("\tMOVQ R11, CX")
+	p("\tLEAQ (R11*2), AX")
+}
+
+// poolNext emits the end of a step of w outputs (2w input columns), of
+// the row (the next two input rows, the next output row) and of the
+// function.
+func poolNext(w int) {
+	p("\tADDQ $%d, R12", 8*w)
+	p("\tADDQ $%d, R13", 4*w)
+	p("\tSUBQ $%d, AX", 2*w)
+	p("\tSUBQ $%d, CX", w)
+	p("\tJGT chunk")
+	p("\tLEAQ (SI)(R8*2), SI")
+	p("\tADDQ R9, DI")
+	p("\tDECQ R10")
+	p("\tJGT row")
+	ret()
 }
 
 // pool512: per step 16 outputs. Column masks (valid input columns of the
 // step in AX): K1 [0,16), K2 [16,32), K3 [2,18), K4 [18,34); K5 outputs.
 // Vertical maxima: Z0 (columns 0-15), Z2 (16-31), Z4 (2-17), Z5 (18-33).
 func pool512(k int) {
-	p("")
-	p("// func maxPool%ds2AVX512(dst, src *float32, inW, outW, rows, n int)", k)
-	p("TEXT ·maxPool%ds2AVX512(SB), NOSPLIT, $0-48", k)
+	fn(fmt.Sprintf("maxPool%ds2AVX512", k), "dst, src *float32, inW, outW, rows, n int", "0-48")
 	p(poolHeader)
 	p("\tVMOVDQU32 poolIdx<>+0(SB), Z30")
 	p("\tVMOVDQU32 poolIdx<>+64(SB), Z31")
-	p("row:")
-	p("\tMOVQ SI, R12")
-	p("\tMOVQ DI, R13")
-	p("\tMOVQ R11, CX")
-	p("\tLEAQ (R11*2), AX")
+	poolRow()
 	if k == 3 {
 		p("\tINCQ AX // input columns of the row's windows: 2n+1")
 	}
@@ -90,18 +83,12 @@ func pool512(k int) {
 		masks = masks[:2]
 	}
 	for _, m := range masks {
-		clampTo("DX", m.sub, 16)
-		p("\tMOVQ $0xffff, BX")
-		p("\tBZHIQ DX, BX, DX")
-		p("\tKMOVW DX, %s", m.k)
+		clampTo("DX", "AX", m.sub, 16)
+		kmask("DX", m.k)
 	}
 	p("\tMOVQ CX, DX")
-	p("\tMOVQ $16, BX")
-	p("\tCMPQ DX, BX")
-	p("\tCMOVQGT BX, DX")
-	p("\tMOVQ $0xffff, BX")
-	p("\tBZHIQ DX, BX, DX")
-	p("\tKMOVW DX, K5")
+	capAt("DX", 16)
+	kmask("DX", "K5")
 	// Vertical maxima.
 	vert := func(off int, mask, dst string) {
 		p("\tVMOVUPS.Z %d(R12), %s, %s", off, mask, dst)
@@ -132,18 +119,7 @@ func pool512(k int) {
 		nanmax512("Z7", "Z9", "Z7")
 	}
 	p("\tVMOVUPS Z7, K5, (R13)")
-	p("\tADDQ $128, R12")
-	p("\tADDQ $64, R13")
-	p("\tSUBQ $32, AX")
-	p("\tSUBQ $16, CX")
-	p("\tJGT chunk")
-	p("\tLEAQ (SI)(R8*2), SI")
-	p("\tADDQ R9, DI")
-	p("\tDECQ R10")
-	p("\tJGT row")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	poolNext(16)
 }
 
 // nanmax512 emits dst = max(a, b), NaN when either is NaN (K6 and Z10
@@ -161,15 +137,9 @@ func nanmax512(a, b, dst string) {
 // [0,8), Y13 [8,16), Y14 [2,10), Y15 [10,18); outputs Y11. Vertical
 // maxima: Y0 (columns 0-7), Y1 (8-15), Y2 (2-9), Y3 (10-17).
 func pool2(k int) {
-	p("")
-	p("// func maxPool%ds2AVX2(dst, src *float32, inW, outW, rows, n int)", k)
-	p("TEXT ·maxPool%ds2AVX2(SB), NOSPLIT, $0-48", k)
+	fn(fmt.Sprintf("maxPool%ds2AVX2", k), "dst, src *float32, inW, outW, rows, n int", "0-48")
 	p(poolHeader)
-	p("row:")
-	p("\tMOVQ SI, R12")
-	p("\tMOVQ DI, R13")
-	p("\tMOVQ R11, CX")
-	p("\tLEAQ (R11*2), AX")
+	poolRow()
 	if k == 3 {
 		p("\tINCQ AX")
 	}
@@ -182,18 +152,7 @@ func pool2(k int) {
 	p("tail:")
 	pool2Step(k, true)
 	p("next:")
-	p("\tADDQ $64, R12")
-	p("\tADDQ $32, R13")
-	p("\tSUBQ $16, AX")
-	p("\tSUBQ $8, CX")
-	p("\tJGT chunk")
-	p("\tLEAQ (SI)(R8*2), SI")
-	p("\tADDQ R9, DI")
-	p("\tDECQ R10")
-	p("\tJGT row")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	poolNext(8)
 }
 
 // pool2Step emits one step of pool2, masked or not.
@@ -207,18 +166,12 @@ func pool2Step(k int, masked bool) {
 			masks = masks[:2]
 		}
 		for _, m := range masks {
-			clampTo("DX", m.sub, 8)
-			p("\tNEGQ DX")
-			p("\tLEAQ poolMask<>+32(SB), BX")
-			p("\tVMOVDQU (BX)(DX*4), Y%d", m.y)
+			clampTo("DX", "AX", m.sub, 8)
+			laneMask("poolMask", "DX", fmt.Sprintf("Y%d", m.y))
 		}
 		p("\tMOVQ CX, DX")
-		p("\tMOVQ $8, BX")
-		p("\tCMPQ DX, BX")
-		p("\tCMOVQGT BX, DX")
-		p("\tNEGQ DX")
-		p("\tLEAQ poolMask<>+32(SB), BX")
-		p("\tVMOVDQU (BX)(DX*4), Y11")
+		capAt("DX", 8)
+		laneMask("poolMask", "DX", "Y11")
 	}
 	ld := func(addr string, mask, dst int) {
 		if masked {

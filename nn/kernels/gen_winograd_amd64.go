@@ -9,29 +9,12 @@ func winogradFile() {
 	p("// winoInputGo and winoOutputGo are the specification; these compute the")
 	p("// same sums in the same order), and the even/odd split of the padding copy.")
 	// Interleave indices for VPERMI2PS: lo = a0 b0 a1 b1 … a7 b7, hi = a8 b8 … a15 b15.
-	for i := 0; i < 16; i++ {
-		p("DATA winoIlv<>+%d(SB)/4, $%d", 4*i, i/2+16*(i%2))
-	}
-	for i := 0; i < 16; i++ {
-		p("DATA winoIlv<>+%d(SB)/4, $%d", 64+4*i, 8+i/2+16*(i%2))
-	}
+	words("winoIlv", 0, func(i int) int { return i/2 + 16*(i%2) })
+	words("winoIlv", 64, func(i int) int { return 8 + i/2 + 16*(i%2) })
 	// Deinterleave indices: even 0, 2, …, 30; odd 1, 3, …, 31.
-	for i := 0; i < 16; i++ {
-		p("DATA winoIlv<>+%d(SB)/4, $%d", 128+4*i, 2*i)
-	}
-	for i := 0; i < 16; i++ {
-		p("DATA winoIlv<>+%d(SB)/4, $%d", 192+4*i, 2*i+1)
-	}
+	evenOdd("winoIlv", 128)
 	p("GLOBL winoIlv<>(SB), RODATA|NOPTR, $256")
-	// AVX2 masks: 8 × -1 then 8 × 0; the mask for c lanes starts at (8-c)·4.
-	for i := 0; i < 16; i++ {
-		v := "$0xffffffff"
-		if i >= 8 {
-			v = "$0"
-		}
-		p("DATA winoMask<>+%d(SB)/4, %s", 4*i, v)
-	}
-	p("GLOBL winoMask<>(SB), RODATA|NOPTR, $64")
+	laneMasks("winoMask")
 	winoInput(16)
 	winoInput(8)
 	winoInputRows(16, 4)
@@ -55,10 +38,11 @@ var winoT = [4]struct {
 // vop emits dst = a op b (op ADD or SUB) on vector registers.
 func vop(op, a, b, dst string) { p("\tV%sPS %s, %s, %s", op, b, a, dst) }
 
-// isaName returns the function suffix and register prefix of a width.
-func isaName(w int) (name, z string) {
+// isa returns the function suffix and the vector registers (v(i) names
+// register i) of a width.
+func isa(w int) (name string, v func(i int) string) {
 	if w == 16 {
-		return "AVX512", "Z"
+		return "AVX512", vregs("Z")
 	}
-	return "AVX2", "Y"
+	return "AVX2", vregs("Y")
 }

@@ -14,11 +14,8 @@ import (
 // Z(4i+b). AVX2 (16 registers): per row i of Bᵀ d, the two padded rows it
 // combines in Y0-Y3 and Y4-Y7, t in Y8-Y11, V[4i..4i+3] in Y12-Y15.
 func winoInput(w int) {
-	name, z := isaName(w)
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
-	p("")
-	p("// func winoInput%s(v *float32, vStride int, src *float32, hw int, n int, tileRows int)", name)
-	p("TEXT ·winoInput%s(SB), NOSPLIT, $16-48", name)
+	name, v := isa(w)
+	fn("winoInput"+name, "v *float32, vStride int, src *float32, hw int, n int, tileRows int", "16-48")
 	p("\tMOVQ vStride+8(FP), R8")
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ hw+24(FP), R9")
@@ -61,9 +58,7 @@ func winoInput(w int) {
 	p("\tADDQ AX, 8(SP)")
 	p("\tDECQ R13")
 	p("\tJGT row")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	ret()
 }
 
 // winoInputStep emits the transform of one step of winoInput(w) and
@@ -71,8 +66,7 @@ func winoInput(w int) {
 // (even, odd, even and odd one tile further) load(r, base) loads into
 // registers base…base+3, and its stores to V (DI, row stride R8).
 func winoInputStep(w int, rows []string, load func(r string, base int)) {
-	_, z := isaName(w)
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	_, v := isa(w)
 	if w == 16 {
 		for i, r := range rows {
 			load(r, 4*i)
@@ -124,12 +118,9 @@ func winoInputStep(w int, rows []string, load func(r string, base int)) {
 // and R15 the same rows of its later tile rows (two padded rows, 4hw
 // values, apart).
 func winoInputRows(w, n int) {
-	name, z := isaName(w)
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	name, v := isa(w)
 	per := w / n
-	p("")
-	p("// func winoInputRows%d%s(v *float32, vStride int, src *float32, hw int, steps int)", n, name)
-	p("TEXT ·winoInputRows%d%s(SB), NOSPLIT, $0-40", n, name)
+	fn(fmt.Sprintf("winoInputRows%d%s", n, name), "v *float32, vStride int, src *float32, hw int, steps int", "0-40")
 	p("\tMOVQ vStride+8(FP), R8")
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ hw+24(FP), R9")
@@ -183,7 +174,5 @@ func winoInputRows(w, n int) {
 	}
 	p("\tDECQ CX")
 	p("\tJGT loop")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	ret()
 }

@@ -20,11 +20,8 @@ import (
 // V0/V1, interleaved into V2/V3; b in V12; V13 temporary. Column masks:
 // K1/K2 (AVX-512), V14/V15 from winoMask (AVX2).
 func winoOutput(w int) {
-	name, z := isaName(w)
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
-	p("")
-	p("// func winoOutput%s(dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int)", name)
-	p("TEXT ·winoOutput%s(SB), NOSPLIT, $40-80", name)
+	name, v := isa(w)
+	fn("winoOutput"+name, "dst *float32, dstStride int, outRows int, m *float32, mStride int, n int, cols int, ep *winoEpilogue, res *float32, tileRows int", "40-80")
 	p("\tMOVQ dstStride+8(FP), R8")
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ mStride+32(FP), R9")
@@ -90,69 +87,40 @@ func winoOutput(w int) {
 	p("\tSUBQ $2, 24(SP)")
 	p("\tDECQ 32(SP)")
 	p("\tJGT row")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	ret()
 }
 
 // winoOutputStep emits one step of winoOutput (w tiles), its loads of the
 // residual and stores masked to the remaining columns or not.
 func winoOutputStep(w int, masked bool) {
-	_, z := isaName(w)
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	_, v := isa(w)
 	sfx := "f"
 	if masked {
 		sfx = "m"
 	}
 	if w == 16 && masked {
 		for k, kr := range []string{"K1", "K2"} {
-			p("\tMOVQ DX, AX")
-			if k == 1 {
-				p("\tSUBQ $16, AX")
-			}
-			p("\tXORQ BX, BX")
-			p("\tCMPQ AX, $0")
-			p("\tCMOVQLT BX, AX")
-			p("\tMOVQ $16, BX")
-			p("\tCMPQ AX, BX")
-			p("\tCMOVQGT BX, AX")
-			p("\tMOVQ $0xffff, BX")
-			p("\tBZHIQ AX, BX, AX")
-			p("\tKMOVW AX, %s", kr)
+			clampTo("AX", "DX", 16*k, 16)
+			kmask("AX", kr)
 		}
 	}
-	winoOutputCols(z)
+	winoOutputCols(v)
 	for r := 0; r < 2; r++ {
 		if r == 1 {
 			p("\tCMPQ R12, $2")
 			p("\tJLT next")
 		}
-		winoOutputRow(z, r)
+		winoOutputRow(v, r)
 		winoInterleave(w)
 		if w == 8 {
 			for k := 0; masked && k < 2; k++ {
-				p("\tMOVQ DX, AX")
-				if k == 1 {
-					p("\tSUBQ $8, AX")
-				}
-				p("\tXORQ BX, BX")
-				p("\tCMPQ AX, $0")
-				p("\tCMOVQLT BX, AX")
-				p("\tMOVQ $8, BX")
-				p("\tCMPQ AX, BX")
-				p("\tCMOVQGT BX, AX")
-				p("\tNEGQ AX")
-				p("\tLEAQ winoMask<>+32(SB), BX")
-				p("\tVMOVDQU (BX)(AX*4), %s", v(14+k))
+				clampTo("AX", "DX", 8*k, 8)
+				laneMask("winoMask", "AX", v(14+k))
 			}
 		}
 		p("\tTESTQ R11, R11")
 		p("\tJEQ nores%d%s", r, sfx)
-		if r == 0 {
-			p("\tMOVQ R11, BX")
-		} else {
-			p("\tLEAQ (R11)(R8*1), BX")
-		}
+		rowAddr("R11", r)
 		if w == 16 {
 			p("\tVMOVUPS.Z (BX), K1, Z13")
 			p("\tVADDPS Z13, Z2, Z2")
@@ -168,12 +136,8 @@ func winoOutputStep(w int, masked bool) {
 			p("\tVADDPS 32(BX), Y3, Y3")
 		}
 		p("nores%d%s:", r, sfx)
-		winoOutputAct(z, fmt.Sprintf("%d%s", r, sfx))
-		if r == 0 {
-			p("\tMOVQ DI, BX")
-		} else {
-			p("\tLEAQ (DI)(R8*1), BX")
-		}
+		winoOutputAct(v, fmt.Sprintf("%d%s", r, sfx))
+		rowAddr("DI", r)
 		if w == 16 {
 			p("\tVMOVUPS Z2, K1, (BX)")
 			p("\tVMOVUPS Z3, K2, 64(BX)")
@@ -187,11 +151,20 @@ func winoOutputStep(w int, masked bool) {
 	}
 }
 
+// rowAddr emits BX = the address of output row r (0 or 1) of the tile row
+// at base (rows R8 bytes apart).
+func rowAddr(base string, r int) {
+	if r == 0 {
+		p("\tMOVQ %s, BX", base)
+	} else {
+		p("\tLEAQ (%s)(R8*1), BX", base)
+	}
+}
+
 // winoOutputCols emits the column pass of the output transform of one
 // step: column j of M (ξ = j + 4i at SI + ξ·mStride) into V0–V3, then
 // t0j = (m0j+m1j)+m2j into V(4+j) and t1j = (m1j−m2j)−m3j into V(8+j).
-func winoOutputCols(z string) {
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+func winoOutputCols(v func(int) string) {
 	for j := 0; j < 4; j++ {
 		// ξ = j (row 0) is at SI + j·mStride; rows i add 4i·mStride.
 		switch j {
@@ -220,8 +193,7 @@ func winoOutputCols(z string) {
 // winoOutputRow emits output row r of the step before interleaving: the
 // even columns ((tr0+tr1)+tr2)+b into V0, the odd ((tr1−tr2)−tr3)+b into
 // V1 (b in V12).
-func winoOutputRow(z string, r int) {
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+func winoOutputRow(v func(int) string, r int) {
 	t := func(j int) string { return v(4 + 4*r + j) }
 	vop("ADD", t(0), t(1), v(0))
 	vop("ADD", v(0), t(2), v(0))
@@ -249,24 +221,14 @@ func winoInterleave(w int) {
 }
 
 // winoOutputAct emits the activation of the output transform on V2 and V3
-// (z the register prefix), as the GEMM epilogue (operand order included):
+// (v the vector registers), as the GEMM epilogue (operand order included):
 // the flags and bounds of the winoEpilogue at R10, AX and V0, V1, V13
 // clobbered; sfx makes its labels unique.
-func winoOutputAct(z, sfx string) {
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+func winoOutputAct(v func(int) string, sfx string) {
 	p("\tMOVQ 0(R10), AX")
-	p("\tTESTQ $4, AX")
-	p("\tJEQ nolo%s", sfx)
-	p("\tVBROADCASTSS 12(R10), %s", v(13))
-	p("\tVMAXPS %s, %s, %s", v(2), v(13), v(2))
-	p("\tVMAXPS %s, %s, %s", v(3), v(13), v(3))
-	p("nolo%s:", sfx)
-	p("\tTESTQ $8, AX")
-	p("\tJEQ nohi%s", sfx)
-	p("\tVBROADCASTSS 16(R10), %s", v(13))
-	p("\tVMINPS %s, %s, %s", v(2), v(13), v(2))
-	p("\tVMINPS %s, %s, %s", v(3), v(13), v(3))
-	p("nohi%s:", sfx)
+	accs := []string{v(2), v(3)}
+	bound(accs, 4, "VMAXPS", 12, v(13), "nolo"+sfx)
+	bound(accs, 8, "VMINPS", 16, v(13), "nohi"+sfx)
 	p("\tTESTQ $16, AX")
 	p("\tJEQ noleaky%s", sfx)
 	p("\tVXORPS %s, %s, %s", v(13), v(13), v(13))
@@ -288,12 +250,9 @@ func winoOutputAct(z, sfx string) {
 // residual loaded, whole (two tile rows per step) or by halves (four) to
 // and from its own row.
 func winoOutputRows(w, n int) {
-	name, z := isaName(w)
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
+	name, v := isa(w)
 	per := w / n
-	p("")
-	p("// func winoOutputRows%d%s(dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int)", n, name)
-	p("TEXT ·winoOutputRows%d%s(SB), NOSPLIT, $0-56", n, name)
+	fn(fmt.Sprintf("winoOutputRows%d%s", n, name), "dst *float32, dstStride int, m *float32, mStride int, ep *winoEpilogue, res *float32, steps int", "0-56")
 	p("\tMOVQ dstStride+8(FP), R8")
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ mStride+24(FP), R9")
@@ -308,20 +267,16 @@ func winoOutputRows(w, n int) {
 	p("\tTESTQ CX, CX")
 	p("\tJLE done")
 	p("loop:")
-	winoOutputCols(z)
+	winoOutputCols(v)
 	for r := 0; r < 2; r++ {
-		winoOutputRow(z, r)
+		winoOutputRow(v, r)
 		winoInterleave(w)
 		// V2 holds output row r of the step's first tile row (and the
 		// second's, four per step), V3 of the next: rows r, r+2 (r+4,
 		// r+6) from BX.
 		p("\tTESTQ R11, R11")
 		p("\tJEQ nores%d", r)
-		if r == 0 {
-			p("\tMOVQ R11, BX")
-		} else {
-			p("\tLEAQ (R11)(R8*1), BX")
-		}
+		rowAddr("R11", r)
 		if per == 2 {
 			p("\tVADDPS (BX), %s, %s", v(2), v(2))
 			p("\tVADDPS (BX)(R8*2), %s, %s", v(3), v(3))
@@ -335,12 +290,8 @@ func winoOutputRows(w, n int) {
 			p("\tVADDPS Z13, Z3, Z3")
 		}
 		p("nores%d:", r)
-		winoOutputAct(z, fmt.Sprint(r))
-		if r == 0 {
-			p("\tMOVQ DI, BX")
-		} else {
-			p("\tLEAQ (DI)(R8*1), BX")
-		}
+		winoOutputAct(v, fmt.Sprint(r))
+		rowAddr("DI", r)
 		if per == 2 {
 			p("\tVMOVUPS %s, (BX)", v(2))
 			p("\tVMOVUPS %s, (BX)(R8*2)", v(3))
@@ -363,9 +314,7 @@ func winoOutputRows(w, n int) {
 	p("nores:")
 	p("\tDECQ CX")
 	p("\tJGT loop")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	ret()
 }
 
 // deinterleave emits a copy of rows rows of 2n (+1 when odd is 1) values
@@ -373,11 +322,8 @@ func winoOutputRows(w, n int) {
 // pairs (AVX-512: in one masked step; AVX2: two at a time), then the odd
 // last value (to a).
 func deinterleave(w int) {
-	name, z := isaName(w)
-	v := func(i int) string { return fmt.Sprintf("%s%d", z, i) }
-	p("")
-	p("// func deinterleave%s(a, b, src *float32, n, rows, srcStride, dstStride, odd int)", name)
-	p("TEXT ·deinterleave%s(SB), NOSPLIT, $0-64", name)
+	name, v := isa(w)
+	fn("deinterleave"+name, "a, b, src *float32, n, rows, srcStride, dstStride, odd int", "0-64")
 	p("\tMOVQ a+0(FP), R8")
 	p("\tMOVQ b+8(FP), R9")
 	p("\tMOVQ src+16(FP), R10")
@@ -490,7 +436,5 @@ func deinterleave(w int) {
 	p("\tADDQ AX, R9")
 	p("\tDECQ R12")
 	p("\tJGT row")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	ret()
 }

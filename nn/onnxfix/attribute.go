@@ -27,25 +27,23 @@ func fixAttribute(b []byte, n *Node) ([]byte, error) {
 		singularTs int
 	)
 	err := fields(b, func(f field) error {
+		if at, ok := attrValueTypes[f.num]; ok {
+			present[at] = true
+		}
 		switch f.num {
 		case attrName:
-			v, err := f.str("name")
-			name = v
-			return err
+			return f.setStr(&name, "name")
 		case attrType:
 			typ, hasType = f.v, true
 			return f.want(protowire.VarintType, "type")
 		case attrF:
 			f32 = uint32(f.v)
-			present[atFloat] = true
 			return f.want(protowire.Fixed32Type, "f")
 		case attrI:
 			i64 = f.v
-			present[atInt] = true
 			return f.want(protowire.VarintType, "i")
 		case attrS:
 			s = f.val
-			present[atString] = true
 			return f.want(protowire.BytesType, "s")
 		case attrT:
 			if err := f.want(protowire.BytesType, "t"); err != nil {
@@ -59,31 +57,13 @@ func fixAttribute(b []byte, n *Node) ([]byte, error) {
 				return err
 			}
 			t = &tt
-			present[atTensor] = true
 		case attrFloats:
-			present[atFloats] = true
-			return f.fixed32s("floats", func(v uint32) { floats = binary.LittleEndian.AppendUint32(floats, v) })
+			return f.fixeds("floats", protowire.Fixed32Type, func(v uint64) { floats = binary.LittleEndian.AppendUint32(floats, uint32(v)) })
 		case attrInts:
-			present[atInts] = true
 			return f.varints("ints", func(v uint64) { ints = protowire.AppendVarint(ints, v) })
 		case attrStrings:
-			present[atStrings] = true
 			strs = append(strs, f.val)
 			return f.want(protowire.BytesType, "strings")
-		case attrG:
-			present[atGraph] = true
-		case attrTensors:
-			present[atTensors] = true
-		case attrGraphs:
-			present[atGraphs] = true
-		case attrSparseT:
-			present[atSparse] = true
-		case attrSparseS:
-			present[atSparses] = true
-		case attrTP:
-			present[atTypeProto] = true
-		case attrTPs:
-			present[atTPs] = true
 		}
 		return nil
 	})

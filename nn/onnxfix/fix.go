@@ -85,9 +85,7 @@ func parseOpset(b []byte) (domain string, version int64, err error) {
 	err = fields(b, func(f field) error {
 		switch f.num {
 		case opsetDomain:
-			s, err := f.str("domain")
-			domain = s
-			return err
+			return f.setStr(&domain, "domain")
 		case opsetVersion:
 			version = int64(f.v)
 			return f.want(protowire.VarintType, "version")
@@ -103,9 +101,7 @@ func fixGraph(b []byte, g *Graph) ([]byte, error) {
 	err := fields(b, func(f field) error {
 		switch f.num {
 		case graphName:
-			s, err := f.str("name")
-			g.Name = s
-			return err
+			return f.setStr(&g.Name, "name")
 		case graphNode:
 			if err := f.want(protowire.BytesType, "node"); err != nil {
 				return err
@@ -180,32 +176,23 @@ func fixNode(b []byte, n *Node) ([]byte, error) {
 	var out []byte
 	err := fields(b, func(f field) error {
 		switch f.num {
-		case nodeInput:
-			s, err := f.str(fmt.Sprintf("input %d", len(n.Inputs)))
-			n.Inputs = append(n.Inputs, s)
-			if err == nil {
-				out = pbwire.String(out, nodeInput, s)
+		case nodeInput, nodeOutput:
+			what, names := "input", &n.Inputs
+			if f.num == nodeOutput {
+				what, names = "output", &n.Outputs
 			}
-			return err
-		case nodeOutput:
-			s, err := f.str(fmt.Sprintf("output %d", len(n.Outputs)))
-			n.Outputs = append(n.Outputs, s)
+			s, err := f.str(fmt.Sprintf("%s %d", what, len(*names)))
+			*names = append(*names, s)
 			if err == nil {
-				out = pbwire.String(out, nodeOutput, s)
+				out = pbwire.String(out, f.num, s)
 			}
 			return err
 		case nodeName:
-			s, err := f.str("name")
-			n.Name = s
-			return err
+			return f.setStr(&n.Name, "name")
 		case nodeOpType:
-			s, err := f.str("op_type")
-			n.OpType = s
-			return err
+			return f.setStr(&n.OpType, "op_type")
 		case nodeDomain:
-			s, err := f.str("domain")
-			n.Domain = s
-			return err
+			return f.setStr(&n.Domain, "domain")
 		case nodeAttribute:
 			if err := f.want(protowire.BytesType, "attribute"); err != nil {
 				return err

@@ -2,6 +2,8 @@ package onnxfix
 
 import (
 	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // ONNX protobuf field numbers used here.
@@ -89,6 +91,15 @@ const (
 	atTypeProto = 13
 	atTPs       = 14
 )
+
+// attrValueTypes maps each value field of an AttributeProto to the
+// attribute type whose value it holds.
+var attrValueTypes = map[protowire.Number]uint64{
+	attrF: atFloat, attrI: atInt, attrS: atString, attrT: atTensor, attrG: atGraph,
+	attrFloats: atFloats, attrInts: atInts, attrStrings: atStrings, attrTensors: atTensors,
+	attrGraphs: atGraphs, attrSparseT: atSparse, attrSparseS: atSparses, attrTP: atTypeProto,
+	attrTPs: atTPs,
+}
 
 // TensorProto.DataType values the engine supports.
 const (

@@ -44,9 +44,7 @@ func parseTensor(b []byte) (tensorMsg, error) {
 	err := fields(b, func(f field) error {
 		switch f.num {
 		case tensorName:
-			s, err := f.str("name")
-			t.name = s
-			return err
+			return f.setStr(&t.name, "name")
 		case tensorDataType:
 			t.dtype = f.v
 			return f.want(protowire.VarintType, "data_type")
@@ -74,10 +72,10 @@ func parseTensor(b []byte) (tensorMsg, error) {
 			note("raw_data")
 		case tensorFloatData:
 			note("float_data")
-			return f.fixed32s("float_data", func(v uint32) { t.values = append(t.values, uint64(v)) })
+			return f.fixeds("float_data", protowire.Fixed32Type, func(v uint64) { t.values = append(t.values, v) })
 		case tensorDoubleData:
 			note("double_data")
-			return f.fixed64s("double_data", func(v uint64) { t.values = append(t.values, v) })
+			return f.fixeds("double_data", protowire.Fixed64Type, func(v uint64) { t.values = append(t.values, v) })
 		case tensorInt32Data:
 			note("int32_data")
 			return f.varints("int32_data", func(v uint64) { t.values = append(t.values, v) })

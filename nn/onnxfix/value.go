@@ -11,21 +11,13 @@ func parseValue(b []byte) (Value, error) {
 	err := fields(b, func(f field) error {
 		switch f.num {
 		case valueName:
-			s, err := f.str("name")
-			v.Name = s
-			return err
+			return f.setStr(&v.Name, "name")
 		case valueType:
-			if err := f.want(protowire.BytesType, "type"); err != nil {
-				return err
-			}
-			return fields(f.val, func(f field) error {
+			return f.message("type", func(f field) error {
 				if f.num != typeTensor {
 					return nil // sequence, map, optional or sparse: not a tensor
 				}
-				if err := f.want(protowire.BytesType, "tensor_type"); err != nil {
-					return err
-				}
-				return fields(f.val, func(f field) error {
+				return f.message("tensor_type", func(f field) error {
 					switch f.num {
 					case tensorTypeElem:
 						v.ElemType = int32(f.v)
@@ -34,20 +26,14 @@ func parseValue(b []byte) (Value, error) {
 						}
 						return f.want(protowire.VarintType, "elem_type")
 					case tensorTypeShape:
-						if err := f.want(protowire.BytesType, "shape"); err != nil {
-							return err
-						}
 						v.HasShape = true
 						v.Dims, v.DimParams = nil, nil
-						return fields(f.val, func(f field) error {
+						return f.message("shape", func(f field) error {
 							if f.num != shapeDim {
 								return nil
 							}
-							if err := f.want(protowire.BytesType, "dim"); err != nil {
-								return err
-							}
 							d, p := int64(-1), ""
-							err := fields(f.val, func(f field) error {
+							err := f.message("dim", func(f field) error {
 								switch f.num {
 								case dimValue:
 									d, p = int64(f.v), ""

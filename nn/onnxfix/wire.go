@@ -40,6 +40,21 @@ func (f field) str(name string) (string, error) {
 	return string(f.val), nil
 }
 
+// setStr sets *dst to the string field f ("" if it fails str).
+func (f field) setStr(dst *string, name string) error {
+	s, err := f.str(name)
+	*dst = s
+	return err
+}
+
+// message calls fn for every field of f, an embedded message.
+func (f field) message(name string, fn func(field) error) error {
+	if err := f.want(protowire.BytesType, name); err != nil {
+		return err
+	}
+	return fields(f.val, fn)
+}
+
 // varints calls add for each value of a repeated varint field, packed or not.
 func (f field) varints(name string, add func(uint64)) error {
 	switch f.typ {
@@ -60,40 +75,31 @@ func (f field) varints(name string, add func(uint64)) error {
 	return f.want(protowire.VarintType, name)
 }
 
-// fixed32s calls add for each value of a repeated fixed32 field, packed or not.
-func (f field) fixed32s(name string, add func(uint32)) error {
-	switch f.typ {
-	case protowire.Fixed32Type:
-		add(uint32(f.v))
-		return nil
-	case protowire.BytesType:
-		if len(f.val)%4 != 0 {
-			return &WireError{f.num, fmt.Errorf("packed %s has %d bytes, not a multiple of 4", name, len(f.val))}
-		}
-		for b := f.val; len(b) > 0; b = b[4:] {
-			add(binary.LittleEndian.Uint32(b))
-		}
-		return nil
+// fixeds calls add for each value of a repeated field of wire type typ,
+// fixed32 or fixed64, packed or not.
+func (f field) fixeds(name string, typ protowire.Type, add func(uint64)) error {
+	size := 4
+	if typ == protowire.Fixed64Type {
+		size = 8
 	}
-	return f.want(protowire.Fixed32Type, name)
-}
-
-// fixed64s calls add for each value of a repeated fixed64 field, packed or not.
-func (f field) fixed64s(name string, add func(uint64)) error {
 	switch f.typ {
-	case protowire.Fixed64Type:
+	case typ:
 		add(f.v)
 		return nil
 	case protowire.BytesType:
-		if len(f.val)%8 != 0 {
-			return &WireError{f.num, fmt.Errorf("packed %s has %d bytes, not a multiple of 8", name, len(f.val))}
+		if len(f.val)%size != 0 {
+			return &WireError{f.num, fmt.Errorf("packed %s has %d bytes, not a multiple of %d", name, len(f.val), size)}
 		}
-		for b := f.val; len(b) > 0; b = b[8:] {
-			add(binary.LittleEndian.Uint64(b))
+		for b := f.val; len(b) > 0; b = b[size:] {
+			if size == 4 {
+				add(uint64(binary.LittleEndian.Uint32(b)))
+			} else {
+				add(binary.LittleEndian.Uint64(b))
+			}
 		}
 		return nil
 	}
-	return f.want(protowire.Fixed64Type, name)
+	return f.want(typ, name)
 }
 
 // fields calls f for every field of the message b.

@@ -83,7 +83,7 @@ enum {
 	CUDA_ERROR_UNKNOWN = 999,
 };
 
-static const struct {
+static const struct cuerror {
 	CUresult code;
 	const char *name, *text;
 } errors[] = {
@@ -185,35 +185,49 @@ long long amt_fake_stat(const char *key) {
 	return v;
 }
 
-// check returns the error every call needing a context gives now.
-static CUresult check(void) {
+// check_ctx returns the error every call needing a context gives now,
+// the sticky error of an earlier fault aside.
+static CUresult check_ctx(void) {
 	if (!initialized)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!current)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	return current->sticky;
+	return CUDA_SUCCESS;
+}
+
+// check returns the error every call needing a context gives now.
+static CUresult check(void) {
+	CUresult r = check_ctx();
+	return r ? r : current->sticky;
+}
+
+// check_device returns the error every call on device d gives now.
+static CUresult check_device(CUdevice d) {
+	if (!initialized)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return d == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 // ---- errors ----
 
-CUresult cuGetErrorName(CUresult e, const char **s) {
+// find_error returns the entry of errors for e, or NULL.
+static const struct cuerror *find_error(CUresult e) {
 	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
-		if (errors[i].code == e) {
-			*s = errors[i].name;
-			return CUDA_SUCCESS;
-		}
-	*s = NULL;
-	return CUDA_ERROR_INVALID_VALUE;
+		if (errors[i].code == e)
+			return &errors[i];
+	return NULL;
+}
+
+CUresult cuGetErrorName(CUresult e, const char **s) {
+	const struct cuerror *x = find_error(e);
+	*s = x ? x->name : NULL;
+	return x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGetErrorString(CUresult e, const char **s) {
-	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
-		if (errors[i].code == e) {
-			*s = errors[i].text;
-			return CUDA_SUCCESS;
-		}
-	*s = NULL;
-	return CUDA_ERROR_INVALID_VALUE;
+	const struct cuerror *x = find_error(e);
+	*s = x ? x->text : NULL;
+	return x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 // ---- initialisation, device, context ----
@@ -242,19 +256,17 @@ CUresult cuDeviceGetCount(int *n) {
 }
 
 CUresult cuDeviceGet(CUdevice *d, int ordinal) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (ordinal != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
+	CUresult r = check_device(ordinal);
+	if (r)
+		return r;
 	*d = 0;
 	return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (d != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
+	CUresult r = check_device(d);
+	if (r)
+		return r;
 	if (len <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
 	snprintf(name, (size_t)len, "amt fake CUDA device (host CPU)");
@@ -262,19 +274,17 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
 }
 
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (d != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
+	CUresult r = check_device(d);
+	if (r)
+		return r;
 	*bytes = (size_t)mem_limit;
 	return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (d != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
+	CUresult r = check_device(d);
+	if (r)
+		return r;
 	switch (attr) {
 	case 75: // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 		*v = 7;
@@ -290,10 +300,9 @@ CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
 }
 
 CUresult cuDevicePrimaryCtxRetain(struct ctx **c, CUdevice d) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (d != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
+	CUresult r = check_device(d);
+	if (r)
+		return r;
 	pthread_mutex_lock(&mu);
 	primary.retained++;
 	pthread_mutex_unlock(&mu);
@@ -302,11 +311,9 @@ CUresult cuDevicePrimaryCtxRetain(struct ctx **c, CUdevice d) {
 }
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (d != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
-	CUresult r = CUDA_SUCCESS;
+	CUresult r = check_device(d);
+	if (r)
+		return r;
 	pthread_mutex_lock(&mu);
 	if (primary.retained == 0)
 		r = CUDA_ERROR_INVALID_CONTEXT;
@@ -390,10 +397,9 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dp, size_t size) {
 }
 
 CUresult cuMemFree_v2(CUdeviceptr p) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!current)
-		return CUDA_ERROR_INVALID_CONTEXT;
+	CUresult r = check_ctx();
+	if (r)
+		return r;
 	if (p == 0)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&mu);
@@ -504,16 +510,20 @@ CUresult cuStreamCreate(struct stream **s, unsigned flags) {
 	return CUDA_SUCCESS;
 }
 
-CUresult cuStreamDestroy_v2(struct stream *s) {
-	if (!initialized)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!current)
-		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!s || s->magic != STREAM_MAGIC)
+// free_handle frees h, a stream or a module (whose first member is its
+// magic), unless it is not one of magic magic.
+static CUresult free_handle(void *h, int magic) {
+	int *m = h;
+	if (!m || *m != magic)
 		return CUDA_ERROR_INVALID_HANDLE;
-	s->magic = 0;
-	free(s);
+	*m = 0;
+	free(h);
 	return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy_v2(struct stream *s) {
+	CUresult r = check_ctx();
+	return r ? r : free_handle(s, STREAM_MAGIC);
 }
 
 CUresult cuStreamSynchronize(struct stream *s) {
@@ -629,13 +639,7 @@ fail:
 
 CUresult cuModuleUnload(struct module *m) {
 	CUresult r = check();
-	if (r)
-		return r;
-	if (!m || m->magic != MODULE_MAGIC)
-		return CUDA_ERROR_INVALID_HANDLE;
-	m->magic = 0;
-	free(m);
-	return CUDA_SUCCESS;
+	return r ? r : free_handle(m, MODULE_MAGIC);
 }
 
 CUresult cuModuleGetFunction(struct kernel **f, struct module *m, const char *name) {
@@ -777,18 +781,36 @@ static void resume(struct fiber *f) {
 #endif
 }
 
+// set_thread_idx sets the index of thread t of the block.
+static void set_thread_idx(int t) {
+	amt_dim3 bd = amt_fake_block_dim;
+	amt_fake_thread_idx.x = (unsigned)t % bd.x;
+	amt_fake_thread_idx.y = (unsigned)t / bd.x % bd.y;
+	amt_fake_thread_idx.z = (unsigned)t / (bd.x * bd.y);
+}
+
+// run_thread runs fiber f, thread t of the block, until it waits at a
+// barrier (counted in *waiting) or finishes (in *finished, its stack
+// freed).
+static void run_thread(struct fiber *f, int t, int *waiting, int *finished) {
+	set_thread_idx(t);
+	resume(f);
+	if (f->done) {
+		put_stack(f->stack);
+		(*finished)++;
+	} else
+		(*waiting)++;
+}
+
 // run_block runs one block to completion: its threads one after the other
 // as plain calls when the kernel has no barrier, as fibers otherwise. It
 // returns 0, or -1 when the threads disagreed about a barrier (some
 // finished while others waited) or no stack could be had.
 static int run_block(struct fiber *fs, int nthreads, int barrier) {
-	amt_dim3 bd = amt_fake_block_dim;
 	if (!barrier) {
 		running = NULL;
 		for (int t = 0; t < nthreads; t++) {
-			amt_fake_thread_idx.x = (unsigned)t % bd.x;
-			amt_fake_thread_idx.y = (unsigned)t / bd.x % bd.y;
-			amt_fake_thread_idx.z = (unsigned)t / (bd.x * bd.y);
+			set_thread_idx(t);
 			run_fn(run_args);
 		}
 		return 0;
@@ -797,36 +819,17 @@ static int run_block(struct fiber *fs, int nthreads, int barrier) {
 	// First pass: start every thread; most kernels finish without a
 	// barrier, and their stack serves the next thread.
 	for (int t = 0; t < nthreads; t++) {
-		struct fiber *f = &fs[t];
-		if (start(f))
+		if (start(&fs[t]))
 			return -1;
-		amt_fake_thread_idx.x = (unsigned)t % bd.x;
-		amt_fake_thread_idx.y = (unsigned)t / bd.x % bd.y;
-		amt_fake_thread_idx.z = (unsigned)t / (bd.x * bd.y);
-		resume(f);
-		if (f->done) {
-			put_stack(f->stack);
-			finished++;
-		} else
-			waiting++;
+		run_thread(&fs[t], t, &waiting, &finished);
 	}
 	while (waiting > 0) {
 		if (finished > 0)
 			return -1;
 		waiting = 0;
 		for (int t = 0; t < nthreads; t++) {
-			struct fiber *f = &fs[t];
-			if (f->done)
-				continue;
-			amt_fake_thread_idx.x = (unsigned)t % bd.x;
-			amt_fake_thread_idx.y = (unsigned)t / bd.x % bd.y;
-			amt_fake_thread_idx.z = (unsigned)t / (bd.x * bd.y);
-			resume(f);
-			if (f->done) {
-				put_stack(f->stack);
-				finished++;
-			} else
-				waiting++;
+			if (!fs[t].done)
+				run_thread(&fs[t], t, &waiting, &finished);
 		}
 	}
 	return 0;
