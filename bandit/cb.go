@@ -251,11 +251,8 @@ func (p *csPolicy) saveState(enc *gob.Encoder) error {
 }
 
 func (p *csPolicy) loadState(dec *gob.Decoder) error {
-	var s csState
-	if err := dec.Decode(&s); err != nil {
-		return err
-	}
-	if err := s.check(p.gd.Eta); err != nil {
+	s, err := decodeState(dec, func(s csState) error { return s.check(p.gd.Eta) })
+	if err != nil {
 		return err
 	}
 	if err := p.pcg.UnmarshalBinary(s.RNG); err != nil {

@@ -244,11 +244,8 @@ func (c *Cover) saveState(enc *gob.Encoder) error {
 }
 
 func (c *Cover) loadState(dec *gob.Decoder) error {
-	var s coverState
-	if err := dec.Decode(&s); err != nil {
-		return err
-	}
-	if err := s.check(c.gd.Eta); err != nil {
+	s, err := decodeState(dec, func(s coverState) error { return s.check(c.gd.Eta) })
+	if err != nil {
 		return err
 	}
 	c.counter, c.gd = s.Counter, s.GD

@@ -211,11 +211,8 @@ func (l *linPolicy) saveState(enc *gob.Encoder) error {
 }
 
 func (l *linPolicy) loadState(dec *gob.Decoder) error {
-	var s linState
-	if err := dec.Decode(&s); err != nil {
-		return err
-	}
-	if err := s.check(); err != nil {
+	s, err := decodeState(dec, linState.check)
+	if err != nil {
 		return err
 	}
 	n := l.dim + 1

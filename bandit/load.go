@@ -112,13 +112,7 @@ func compareArms(got []int, spec scenario.Scenario) error {
 }
 
 // clip shortens a string from a file for an error message.
-func clip(s string) string {
-	const n = 200
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
-}
+func clip(s string) string { return limits.Clip(s, 200) }
 
 // partName names part i of a's parts() for an error message.
 func partName(a *Agent, i int) string {

@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"encoding/gob"
 	"fmt"
 	"math"
 )
@@ -17,6 +18,16 @@ import (
 // keeps: weights within ±1e20 and squared-gradient sums within [0, 3e38]
 // (bank.go's numeric guards), counts non-negative, cost and label ranges
 // finite with lo <= hi, the learning rate the configured one.
+
+// decodeState decodes a part's state from dec and checks it, before the
+// caller copies anything into the agent.
+func decodeState[S any](dec *gob.Decoder, check func(S) error) (S, error) {
+	var s S
+	if err := dec.Decode(&s); err != nil {
+		return s, err
+	}
+	return s, check(s)
+}
 
 // stateCheck records the first rule a loaded state breaks.
 type stateCheck struct{ err error }

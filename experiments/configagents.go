@@ -93,17 +93,10 @@ func (p *parser) agentName(n *yaml.Node, key string, dst *string) error {
 }
 
 func agentNameReader() reader[string] {
-	return reader[string]{want: "an agent of package bandit: " + strings.Join(bandit.Agents(), ", "),
-		parse: func(p *parser, n *yaml.Node, key string) (string, error) {
-			s, err := p.scalar(n, key)
-			if err != nil {
-				return "", err
-			}
-			if !slices.Contains(bandit.Agents(), s) {
-				return "", p.errf(n, key, "unknown agent %q (known: %s)%s", s, strings.Join(bandit.Agents(), ", "), didYouMean(s, bandit.Agents()))
-			}
-			return s, nil
-		}}
+	return listed("an agent of package bandit: "+strings.Join(bandit.Agents(), ", "), func(*parser) []string { return bandit.Agents() },
+		func(s string, known []string) string {
+			return fmt.Sprintf("unknown agent %q (known: %s)", s, strings.Join(known, ", "))
+		})
 }
 
 // agentOptions reads a mapping of agent options (checked against the

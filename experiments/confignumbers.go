@@ -9,36 +9,37 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// intIn reads an integer in [lo, hi].
-func intIn(lo, hi int) reader[int] {
-	want := fmt.Sprintf("an integer in [%d, %d]", lo, hi)
-	return reader[int]{want: want, parse: func(p *parser, n *yaml.Node, key string) (int, error) {
+// scalarOf reads a single value that conv converts; a value conv refuses
+// is an error "%q is not " + want.
+func scalarOf[T any](want string, conv func(s string) (T, bool)) reader[T] {
+	return reader[T]{want: want, parse: func(p *parser, n *yaml.Node, key string) (T, error) {
+		var zero T
 		s, err := p.scalar(n, key)
 		if err != nil {
-			return 0, err
+			return zero, err
 		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < lo || v > hi {
-			return 0, p.errf(n, key, "%q is not %s", s, want)
+		v, ok := conv(s)
+		if !ok {
+			return zero, p.errf(n, key, "%q is not %s", s, want)
 		}
 		return v, nil
 	}}
 }
 
+// intIn reads an integer in [lo, hi].
+func intIn(lo, hi int) reader[int] {
+	return scalarOf(fmt.Sprintf("an integer in [%d, %d]", lo, hi), func(s string) (int, bool) {
+		v, err := strconv.Atoi(s)
+		return v, err == nil && v >= lo && v <= hi
+	})
+}
+
 // floatIn reads a finite number in [lo, hi].
 func floatIn(lo, hi float64) reader[float64] {
-	want := fmt.Sprintf("a number in [%g, %g]", lo, hi)
-	return reader[float64]{want: want, parse: func(p *parser, n *yaml.Node, key string) (float64, error) {
-		s, err := p.scalar(n, key)
-		if err != nil {
-			return 0, err
-		}
+	return scalarOf(fmt.Sprintf("a number in [%g, %g]", lo, hi), func(s string) (float64, bool) {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || v < lo || v > hi {
-			return 0, p.errf(n, key, "%q is not %s", s, want)
-		}
-		return v, nil
-	}}
+		return v, err == nil && v >= lo && v <= hi
+	})
 }
 
 // rgbTriple reads three finite numbers, one per channel (positive ones
@@ -147,17 +148,10 @@ func seedList() reader[[]uint64] {
 
 // uintValue reads a non-negative integer (a seed).
 func uintValue() reader[uint64] {
-	return reader[uint64]{want: "a non-negative integer", parse: func(p *parser, n *yaml.Node, key string) (uint64, error) {
-		s, err := p.scalar(n, key)
-		if err != nil {
-			return 0, err
-		}
+	return scalarOf("a non-negative integer", func(s string) (uint64, bool) {
 		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return 0, p.errf(n, key, "%q is not a non-negative integer", s)
-		}
-		return v, nil
-	}}
+		return v, err == nil
+	})
 }
 
 // maxDuration bounds a time budget.
@@ -165,18 +159,10 @@ const maxDuration = 7 * 24 * time.Hour
 
 // duration reads a positive Go duration ("90s", "1m30s").
 func duration() reader[time.Duration] {
-	want := "a duration such as 90s or 1m30s (at most 168h)"
-	return reader[time.Duration]{want: want, parse: func(p *parser, n *yaml.Node, key string) (time.Duration, error) {
-		s, err := p.scalar(n, key)
-		if err != nil {
-			return 0, err
-		}
+	return scalarOf("a duration such as 90s or 1m30s (at most 168h)", func(s string) (time.Duration, bool) {
 		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 || d > maxDuration {
-			return 0, p.errf(n, key, "%q is not %s", s, want)
-		}
-		return d, nil
-	}}
+		return d, err == nil && d > 0 && d <= maxDuration
+	})
 }
 
 // optRate reads a rate in [0, 1] into an optional value.
@@ -193,16 +179,8 @@ func optRate() reader[*float64] {
 
 // openUnit reads a number in (0, 1).
 func openUnit() reader[float64] {
-	want := "a number in (0, 1)"
-	return reader[float64]{want: want, parse: func(p *parser, n *yaml.Node, key string) (float64, error) {
-		s, err := p.scalar(n, key)
-		if err != nil {
-			return 0, err
-		}
+	return scalarOf("a number in (0, 1)", func(s string) (float64, bool) {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(v > 0 && v < 1) {
-			return 0, p.errf(n, key, "%q is not %s", s, want)
-		}
-		return v, nil
-	}}
+		return v, err == nil && v > 0 && v < 1
+	})
 }

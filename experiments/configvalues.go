@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -91,19 +92,28 @@ func nonEmpty(want string) reader[string] {
 	}}
 }
 
-// oneOf reads one of the given words (a function, for lists that come
-// from a registry).
-func oneOf(words func() []string) reader[string] {
-	return reader[string]{want: "one of " + strings.Join(words(), ", "), parse: func(p *parser, n *yaml.Node, key string) (string, error) {
+// listed reads one of the words known returns when the value is read (a
+// list that may depend on what the configuration gave before); a word not
+// on it is the error notListed says, with the closest word as a
+// suggestion.
+func listed(want string, known func(p *parser) []string, notListed func(s string, known []string) string) reader[string] {
+	return reader[string]{want: want, parse: func(p *parser, n *yaml.Node, key string) (string, error) {
 		s, err := p.scalar(n, key)
 		if err != nil {
 			return "", err
 		}
-		if w := words(); !slices.Contains(w, s) {
-			return "", p.errf(n, key, "%q is not one of %s%s", s, strings.Join(w, ", "), didYouMean(s, w))
+		if k := known(p); !slices.Contains(k, s) {
+			return "", p.errf(n, key, "%s%s", notListed(s, k), didYouMean(s, k))
 		}
 		return s, nil
 	}}
+}
+
+// oneOf reads one of the given words (a function, for lists that come
+// from a registry).
+func oneOf(words func() []string) reader[string] {
+	return listed("one of "+strings.Join(words(), ", "), func(*parser) []string { return words() },
+		func(s string, w []string) string { return fmt.Sprintf("%q is not one of %s", s, strings.Join(w, ", ")) })
 }
 
 // words returns a function listing ws.

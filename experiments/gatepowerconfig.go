@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -85,16 +84,8 @@ func budgetList() reader[[]int] {
 
 // regressedRelation reads a relation of the action set.
 func regressedRelation() reader[string] {
-	return reader[string]{want: "a relation of the action set",
-		parse: func(p *parser, n *yaml.Node, key string) (string, error) {
-			s, err := p.scalar(n, key)
-			if err != nil {
-				return "", err
-			}
-			mrs := p.cfg.Scenario.Actions()
-			if !slices.Contains(mrs, s) {
-				return "", p.errf(n, key, "%q is not a relation of the action set (%v)%s", s, mrs, didYouMean(s, mrs))
-			}
-			return s, nil
-		}}
+	return listed("a relation of the action set", func(p *parser) []string { return p.cfg.Scenario.Actions() },
+		func(s string, mrs []string) string {
+			return fmt.Sprintf("%q is not a relation of the action set (%v)", s, mrs)
+		})
 }

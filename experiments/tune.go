@@ -142,21 +142,17 @@ func mappingList[T any](want, items, field string, id func(*T) string, dup func(
 
 // tunedAgent reads the id of an agent of the configuration.
 func tunedAgent() reader[string] {
-	return reader[string]{want: "the id of an agent of agents",
-		parse: func(p *parser, n *yaml.Node, key string) (string, error) {
-			s, err := p.scalar(n, key)
-			if err != nil {
-				return "", err
-			}
-			var ids []string
-			for _, a := range p.cfg.Agents {
-				ids = append(ids, a.ID)
-			}
-			if !slices.Contains(ids, s) {
-				return "", p.errf(n, key, "%q is not the id of an agent of agents (%s)%s", s, strings.Join(ids, ", "), didYouMean(s, ids))
-			}
-			return s, nil
-		}}
+	agentIDs := func(p *parser) []string {
+		var ids []string
+		for _, a := range p.cfg.Agents {
+			ids = append(ids, a.ID)
+		}
+		return ids
+	}
+	return listed("the id of an agent of agents", agentIDs,
+		func(s string, ids []string) string {
+			return fmt.Sprintf("%q is not the id of an agent of agents (%s)", s, strings.Join(ids, ", "))
+		})
 }
 
 // gridOptions reads a grid's options: option: [value, …] (or one value),

@@ -232,6 +232,17 @@ func (b *builder) agent(name string) *Agent {
 	return nil
 }
 
+// agentsWith returns the agents for which has is true, in report order.
+func (b *builder) agentsWith(has func(a Agent) bool) []Agent {
+	var out []Agent
+	for _, a := range b.e.Agents {
+		if has(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 func (b *builder) agentNames() []string {
 	var out []string
 	for _, a := range b.e.Agents {

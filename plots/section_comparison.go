@@ -10,12 +10,7 @@ import (
 // comparison draws cumulative violations of every agent with their spread
 // over seeds and tabulates the final rates against the two oracles.
 func (b *builder) comparison() error {
-	var with []Agent
-	for _, a := range b.e.Agents {
-		if len(a.Logs) > 0 || len(a.Summary.Runs) > 0 {
-			with = append(with, a)
-		}
-	}
+	with := b.agentsWith(func(a Agent) bool { return len(a.Logs) > 0 || len(a.Summary.Runs) > 0 })
 	if len(with) == 0 {
 		return nil
 	}

@@ -10,12 +10,7 @@ import (
 // progress draws each agent's cumulative accuracy and failure-rate curves
 // (the original's progress plot).
 func (b *builder) progress() error {
-	var with []Agent
-	for _, a := range b.e.Agents {
-		if len(a.Logs) > 0 {
-			with = append(with, a)
-		}
-	}
+	with := b.agentsWith(func(a Agent) bool { return len(a.Logs) > 0 })
 	if len(with) == 0 {
 		return nil
 	}

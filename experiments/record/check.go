@@ -240,6 +240,28 @@ type CheckMR struct {
 	Failed bool `json:"failed"`
 }
 
+// check validates a decoded check.
+func (c Check) check() error {
+	if c.Verdict != VerdictPass && c.Verdict != VerdictFail {
+		return fmt.Errorf("verdict %q, want %s or %s", clip(c.Verdict), VerdictPass, VerdictFail)
+	}
+	if err := (Counts{Count: c.Iterations, Violations: c.Violations}).Check(); err != nil {
+		return fmt.Errorf("iterations: %w", err)
+	}
+	if err := CheckName(c.Agent); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	for i, m := range c.MRs {
+		if err := m.Counts.Check(); err != nil {
+			return fmt.Errorf("mrs[%d] (%s): %w", i, clip(m.MR), err)
+		}
+		if err := m.Baseline.Check(); err != nil {
+			return fmt.Errorf("mrs[%d] (%s): baseline: %w", i, clip(m.MR), err)
+		}
+	}
+	return nil
+}
+
 // WriteCheck writes c as indented JSON to path, atomically.
 func WriteCheck(path string, c Check) error {
 	return writeJSON(path, c, "  ")
@@ -247,26 +269,5 @@ func WriteCheck(path string, c Check) error {
 
 // ReadCheck reads a check.json; unknown fields are errors.
 func ReadCheck(path string) (Check, error) {
-	c, err := readJSON[Check](path, limits.JSONBytes)
-	if err != nil {
-		return c, err
-	}
-	if c.Verdict != VerdictPass && c.Verdict != VerdictFail {
-		return c, fmt.Errorf("record: %s: verdict %q, want %s or %s", path, clip(c.Verdict), VerdictPass, VerdictFail)
-	}
-	if err := (Counts{Count: c.Iterations, Violations: c.Violations}).Check(); err != nil {
-		return c, fmt.Errorf("record: %s: iterations: %w", path, err)
-	}
-	if err := CheckName(c.Agent); err != nil {
-		return c, fmt.Errorf("record: %s: agent: %w", path, err)
-	}
-	for i, m := range c.MRs {
-		if err := m.Counts.Check(); err != nil {
-			return c, fmt.Errorf("record: %s: mrs[%d] (%s): %w", path, i, clip(m.MR), err)
-		}
-		if err := m.Baseline.Check(); err != nil {
-			return c, fmt.Errorf("record: %s: mrs[%d] (%s): baseline: %w", path, i, clip(m.MR), err)
-		}
-	}
-	return c, nil
+	return readChecked[Check](path)
 }

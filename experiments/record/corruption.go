@@ -1,10 +1,6 @@
 package record
 
-import (
-	"fmt"
-
-	"github.com/amt-dev/amt/internal/limits"
-)
+import "errors"
 
 // The files of a corruption report (experiments.CorruptionConfig), beside
 // the usual ones: the verdict table of the reference SUT and the record
@@ -25,6 +21,14 @@ type Corruption struct {
 	VerdictsSHA256 string `json:"verdicts_sha256"`
 }
 
+// check validates a decoded corruption.json.
+func (c Corruption) check() error {
+	if c.Reference.Path == "" {
+		return errors.New("no reference model")
+	}
+	return nil
+}
+
 // WriteCorruption writes c as indented JSON to path, atomically.
 func WriteCorruption(path string, c Corruption) error {
 	return writeJSON(path, c, "  ")
@@ -32,12 +36,5 @@ func WriteCorruption(path string, c Corruption) error {
 
 // ReadCorruption reads a corruption.json, rejecting unknown fields.
 func ReadCorruption(path string) (Corruption, error) {
-	c, err := readJSON[Corruption](path, limits.JSONBytes)
-	if err != nil {
-		return c, err
-	}
-	if c.Reference.Path == "" {
-		return c, fmt.Errorf("record: %s: no reference model", path)
-	}
-	return c, nil
+	return readChecked[Corruption](path)
 }

@@ -3,6 +3,7 @@ package record
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -245,6 +246,32 @@ func ReadRunStamp(path string) (RunStamp, error) {
 	return readJSON[RunStamp](path, limits.JSONBytes)
 }
 
+// check validates a decoded run.json.
+func (m Meta) check() error {
+	if m.Scenario.Name == "" || len(m.Scenario.Variants) == 0 {
+		return errors.New("missing scenario name or variants")
+	}
+	switch m.CaseStudy {
+	case "classification", "detection":
+	default:
+		return fmt.Errorf("case_study %q, want classification or detection", clip(m.CaseStudy))
+	}
+	ids := map[string]bool{}
+	for i, a := range m.Agents {
+		if err := CheckName(a.ID); err != nil {
+			return fmt.Errorf("agents[%d].id: %w", i, err)
+		}
+		if ids[a.ID] {
+			return fmt.Errorf("agents[%d].id %q listed twice", i, a.ID)
+		}
+		ids[a.ID] = true
+	}
+	if m.Iterations < 0 || m.Iterations > limits.Counts || m.Passes < 0 {
+		return fmt.Errorf("%d iterations of %d passes, want 0 to %d iterations and passes >= 0", m.Iterations, m.Passes, limits.Counts)
+	}
+	return nil
+}
+
 // WriteMeta writes m as indented JSON to path, atomically.
 func WriteMeta(path string, m Meta) error {
 	return writeJSON(path, m, "  ")
@@ -252,32 +279,7 @@ func WriteMeta(path string, m Meta) error {
 
 // ReadMeta reads a run.json; unknown fields are errors.
 func ReadMeta(path string) (Meta, error) {
-	m, err := readJSON[Meta](path, limits.JSONBytes)
-	if err != nil {
-		return m, err
-	}
-	if m.Scenario.Name == "" || len(m.Scenario.Variants) == 0 {
-		return m, fmt.Errorf("record: %s: missing scenario name or variants", path)
-	}
-	switch m.CaseStudy {
-	case "classification", "detection":
-	default:
-		return m, fmt.Errorf("record: %s: case_study %q, want classification or detection", path, clip(m.CaseStudy))
-	}
-	ids := map[string]bool{}
-	for i, a := range m.Agents {
-		if err := CheckName(a.ID); err != nil {
-			return m, fmt.Errorf("record: %s: agents[%d].id: %w", path, i, err)
-		}
-		if ids[a.ID] {
-			return m, fmt.Errorf("record: %s: agents[%d].id %q listed twice", path, i, a.ID)
-		}
-		ids[a.ID] = true
-	}
-	if m.Iterations < 0 || m.Iterations > limits.Counts || m.Passes < 0 {
-		return m, fmt.Errorf("record: %s: %d iterations of %d passes, want 0 to %d iterations and passes >= 0", path, m.Iterations, m.Passes, limits.Counts)
-	}
-	return m, nil
+	return readChecked[Meta](path)
 }
 
 // CheckName reports whether s can name a file or folder inside a results

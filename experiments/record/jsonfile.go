@@ -25,6 +25,24 @@ func readJSON[T any](path string, limit int64) (T, error) {
 	return v, nil
 }
 
+// checker is the content of a result file that validates itself once
+// decoded; its errors do not name the file.
+type checker interface{ check() error }
+
+// readChecked reads the JSON file at path like readJSON, at most
+// limits.JSONBytes, and checks the decoded value, naming path in the
+// error. On an error it returns what was decoded with it.
+func readChecked[T checker](path string) (T, error) {
+	v, err := readJSON[T](path, limits.JSONBytes)
+	if err != nil {
+		return v, err
+	}
+	if err := v.check(); err != nil {
+		return v, fmt.Errorf("record: %s: %w", path, err)
+	}
+	return v, nil
+}
+
 // decodeStrict decodes the first JSON value of b into v, refusing unknown
 // fields.
 func decodeStrict(b []byte, v any) error {

@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -159,6 +160,31 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
+// check validates a decoded summary.json.
+func (s Summary) check() error {
+	if s.Agent == "" {
+		return errors.New(`missing field "agent"`)
+	}
+	for i, r := range s.Runs {
+		if err := r.Check(); err != nil {
+			return fmt.Errorf("runs[%d] (seed %d): %w", i, r.Seed, err)
+		}
+	}
+	return nil
+}
+
+// decodeFile opens the file at path (limits.Open) and decodes it with
+// decode, which names path in its errors and bounds what it reads.
+func decodeFile[T any](path string, decode func(r io.Reader, name string) (T, error)) (T, error) {
+	f, err := limits.Open(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("record: %w", err)
+	}
+	defer f.Close()
+	return decode(f, path)
+}
+
 // WriteSummary writes s as indented JSON to path, atomically.
 func WriteSummary(path string, s Summary) error {
 	return writeJSON(path, s, "  ")
@@ -166,19 +192,7 @@ func WriteSummary(path string, s Summary) error {
 
 // ReadSummary reads a summary.json.
 func ReadSummary(path string) (Summary, error) {
-	s, err := readJSON[Summary](path, limits.JSONBytes)
-	if err != nil {
-		return s, err
-	}
-	if s.Agent == "" {
-		return s, fmt.Errorf("record: %s: missing field \"agent\"", path)
-	}
-	for i, r := range s.Runs {
-		if err := r.Check(); err != nil {
-			return s, fmt.Errorf("record: %s: runs[%d] (seed %d): %w", path, i, r.Seed, err)
-		}
-	}
-	return s, nil
+	return readChecked[Summary](path)
 }
 
 // Check validates a loaded run: every count valid (Counts.Check), the
@@ -242,12 +256,7 @@ func WriteLog(path string, lines []LogLine) (string, error) {
 
 // ReadLog reads a JSON-lines progress log.
 func ReadLog(path string) ([]LogLine, error) {
-	f, err := limits.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	defer f.Close()
-	return DecodeLog(f, path)
+	return decodeFile(path, DecodeLog)
 }
 
 // DecodeLog reads a JSON-lines progress log from r, bounded by

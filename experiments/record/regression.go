@@ -2,8 +2,6 @@ package record
 
 import (
 	"fmt"
-
-	"github.com/amt-dev/amt/internal/limits"
 )
 
 // The files of a regression experiment, beside the usual ones: the
@@ -57,6 +55,25 @@ type RegressionRun struct {
 	AfterWindow Counts `json:"after_window"`
 }
 
+// check validates a decoded regression.json.
+func (r Regression) check() error {
+	if r.Switch <= 0 || r.Window <= 0 {
+		return fmt.Errorf("switch_iteration %d and window %d must be positive", r.Switch, r.Window)
+	}
+	for _, a := range r.Agents {
+		if a.State != Carried && a.State != Fresh {
+			return fmt.Errorf("agent %s: state %q, want %s or %s", a.ID, a.State, Carried, Fresh)
+		}
+		for _, run := range a.Runs {
+			if run.Before.Count != r.Switch || run.AfterWindow.Count > run.After.Count || run.AfterWindow.Count > r.Window ||
+				run.Before.Violations > run.Before.Count || run.After.Violations > run.After.Count || run.AfterWindow.Violations > run.AfterWindow.Count {
+				return fmt.Errorf("agent %s, seed %d: inconsistent counts %+v", a.ID, run.Seed, run)
+			}
+		}
+	}
+	return nil
+}
+
 // WriteRegression writes r as indented JSON to path, atomically.
 func WriteRegression(path string, r Regression) error {
 	return writeJSON(path, r, "  ")
@@ -65,23 +82,5 @@ func WriteRegression(path string, r Regression) error {
 // ReadRegression reads a regression.json and checks that its counts are
 // consistent with it.
 func ReadRegression(path string) (Regression, error) {
-	r, err := readJSON[Regression](path, limits.JSONBytes)
-	if err != nil {
-		return r, err
-	}
-	if r.Switch <= 0 || r.Window <= 0 {
-		return r, fmt.Errorf("record: %s: switch_iteration %d and window %d must be positive", path, r.Switch, r.Window)
-	}
-	for _, a := range r.Agents {
-		if a.State != Carried && a.State != Fresh {
-			return r, fmt.Errorf("record: %s: agent %s: state %q, want %s or %s", path, a.ID, a.State, Carried, Fresh)
-		}
-		for _, run := range a.Runs {
-			if run.Before.Count != r.Switch || run.AfterWindow.Count > run.After.Count || run.AfterWindow.Count > r.Window ||
-				run.Before.Violations > run.Before.Count || run.After.Violations > run.After.Count || run.AfterWindow.Violations > run.AfterWindow.Count {
-				return r, fmt.Errorf("record: %s: agent %s, seed %d: inconsistent counts %+v", path, a.ID, run.Seed, run)
-			}
-		}
-	}
-	return r, nil
+	return readChecked[Regression](path)
 }

@@ -3,8 +3,6 @@ package record
 import (
 	"fmt"
 	"math"
-
-	"github.com/amt-dev/amt/internal/limits"
 )
 
 // SuiteFile is the result of amt suite (Suite) in the suite's folder.
@@ -152,14 +150,7 @@ func WriteSuite(path string, s Suite) error {
 // agent in order, one value per seed, counts that make sense and finite
 // scores.
 func ReadSuite(path string) (Suite, error) {
-	s, err := readJSON[Suite](path, limits.JSONBytes)
-	if err != nil {
-		return s, err
-	}
-	if err := s.check(); err != nil {
-		return s, fmt.Errorf("record: %s: %w", path, err)
-	}
-	return s, nil
+	return readChecked[Suite](path)
 }
 
 // check validates a decoded suite.

@@ -2,8 +2,6 @@ package record
 
 import (
 	"fmt"
-
-	"github.com/amt-dev/amt/internal/limits"
 )
 
 // TuneFile is the tuning record of amt tune (Tuning), in the experiment's
@@ -50,6 +48,30 @@ type TuneSetting struct {
 	Rates []float64 `json:"rates"`
 }
 
+// check validates a decoded tune.json.
+func (t Tuning) check() error {
+	eval := map[uint64]bool{}
+	for _, s := range t.EvalSeeds {
+		eval[s] = true
+	}
+	for _, s := range t.TuneSeeds {
+		if eval[s] {
+			return fmt.Errorf("seed %d is both a tuning and an evaluation seed", s)
+		}
+	}
+	for _, a := range t.Agents {
+		if a.Chosen < 0 || a.Chosen >= len(a.Settings) {
+			return fmt.Errorf("agent %s: chosen setting %d of %d", a.ID, a.Chosen, len(a.Settings))
+		}
+		for i, s := range a.Settings {
+			if len(s.Rates) != len(t.TuneSeeds) {
+				return fmt.Errorf("agent %s, setting %d: %d rates for %d tuning seeds", a.ID, i, len(s.Rates), len(t.TuneSeeds))
+			}
+		}
+	}
+	return nil
+}
+
 // WriteTuning writes t as indented JSON to path, atomically.
 func WriteTuning(path string, t Tuning) error {
 	return writeJSON(path, t, "  ")
@@ -58,28 +80,5 @@ func WriteTuning(path string, t Tuning) error {
 // ReadTuning reads a tune.json and checks that it is consistent: disjoint
 // seed sets, one rate per tuning seed, a chosen setting that exists.
 func ReadTuning(path string) (Tuning, error) {
-	t, err := readJSON[Tuning](path, limits.JSONBytes)
-	if err != nil {
-		return t, err
-	}
-	eval := map[uint64]bool{}
-	for _, s := range t.EvalSeeds {
-		eval[s] = true
-	}
-	for _, s := range t.TuneSeeds {
-		if eval[s] {
-			return t, fmt.Errorf("record: %s: seed %d is both a tuning and an evaluation seed", path, s)
-		}
-	}
-	for _, a := range t.Agents {
-		if a.Chosen < 0 || a.Chosen >= len(a.Settings) {
-			return t, fmt.Errorf("record: %s: agent %s: chosen setting %d of %d", path, a.ID, a.Chosen, len(a.Settings))
-		}
-		for i, s := range a.Settings {
-			if len(s.Rates) != len(t.TuneSeeds) {
-				return t, fmt.Errorf("record: %s: agent %s, setting %d: %d rates for %d tuning seeds", path, a.ID, i, len(s.Rates), len(t.TuneSeeds))
-			}
-		}
-	}
-	return t, nil
+	return readChecked[Tuning](path)
 }

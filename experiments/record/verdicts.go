@@ -93,12 +93,7 @@ func EncodeVerdictsCSV(w io.Writer, rows []Verdict, detection bool) error {
 // other known columns are read when present (missing ones read as −1 or
 // NaN). Errors name the file, line and column.
 func ReadVerdictsCSV(path string) ([]Verdict, error) {
-	f, err := limits.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	defer f.Close()
-	return DecodeVerdictsCSV(f, path)
+	return decodeFile(path, DecodeVerdictsCSV)
 }
 
 // MaxImage is the largest image index (or detection image id) a verdict
@@ -237,10 +232,4 @@ func checkFields(name string, line int, rec []string) error {
 }
 
 // clip shortens a value from a file for an error message.
-func clip(s string) string {
-	const n = 80
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
-}
+func clip(s string) string { return limits.Clip(s, 80) }

@@ -84,6 +84,16 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s has %d %s, more than the limit of %d", e.What, e.Size, e.Unit, e.Limit)
 }
 
+// Clip shortens a value read from an input to its first n bytes for a
+// one-line error message, saying how long it was; a value of at most n
+// bytes is returned as it is.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
 // ReadFile reads the regular file at path whole, refusing one larger than
 // limit bytes (a *TooLargeError) before reading it, and refusing what is
 // not a regular file (a FIFO would block the open, a device never ends):

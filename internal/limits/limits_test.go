@@ -47,3 +47,21 @@ func TestLineReader(t *testing.T) {
 		t.Errorf("at the limits: %q, %v", b, err)
 	}
 }
+
+// TestClip: a value within n bytes is kept, a longer one cut to n bytes
+// with its length.
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"", 0, ""},
+		{"abcdef", 3, "abc… (6 bytes)"},
+	} {
+		if got := Clip(c.s, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -14,21 +14,24 @@ import (
 // BaselineByMR counts the rows and failing rows of each MR over all its
 // parameters, as the original's groupby('action').failure.mean().
 func BaselineByMR(rows []record.Verdict) map[string]record.Counts {
-	out := map[string]record.Counts{}
-	for _, v := range rows {
-		out[v.MR] = out[v.MR].Add(verdictCounts(v))
-	}
-	return out
+	return groupBy(rows, func(v record.Verdict) (string, bool) { return v.MR, true })
 }
 
 // BaselineByParam counts the rows of one MR per parameter (degrees), as the
 // original's groupby('parameter').failure.mean(). Rows of mr without a
 // parameter are ignored.
 func BaselineByParam(rows []record.Verdict, mr string) map[float64]record.Counts {
-	out := map[float64]record.Counts{}
+	return groupBy(rows, func(v record.Verdict) (float64, bool) { return v.Param, v.MR == mr && v.HasParam() })
+}
+
+// groupBy counts the rows and failing rows of each group, as the
+// original's groupby(...).failure: key returns a row's group, or false
+// for a row left out.
+func groupBy[K comparable](rows []record.Verdict, key func(v record.Verdict) (K, bool)) map[K]record.Counts {
+	out := map[K]record.Counts{}
 	for _, v := range rows {
-		if v.MR == mr && v.HasParam() {
-			out[v.Param] = out[v.Param].Add(verdictCounts(v))
+		if k, ok := key(v); ok {
+			out[k] = out[k].Add(verdictCounts(v))
 		}
 	}
 	return out
