@@ -1,8 +1,6 @@
 package mr
 
-import (
-	"github.com/amt-dev/amt/rgb"
-)
+import "github.com/amt-dev/amt/rgb"
 
 // Blur is the 3×3 box blur (imgaug AverageBlur(k=3) = cv2.blur with the
 // reflect-101 border): each channel value becomes round(sum of its 3×3

@@ -1,8 +1,6 @@
 package mr
 
-import (
-	"github.com/amt-dev/amt/rgb"
-)
+import "github.com/amt-dev/amt/rgb"
 
 // hull returns the box spanned by corners (x1,y1),(x2,y2) mapped through f,
 // as imgaug 0.2.6 does: the four corners are mapped as keypoints and the new

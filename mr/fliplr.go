@@ -1,8 +1,6 @@
 package mr
 
-import (
-	"github.com/amt-dev/amt/rgb"
-)
+import "github.com/amt-dev/amt/rgb"
 
 // FlipLR mirrors the image left to right (imgaug Fliplr(1.0)). Box x
 // coordinates map to (W−1)−x, imgaug 0.2.6's 1-pixel convention.

@@ -1,8 +1,6 @@
 package mr
 
-import (
-	"github.com/amt-dev/amt/rgb"
-)
+import "github.com/amt-dev/amt/rgb"
 
 // FlipUD mirrors the image top to bottom (imgaug Flipud(1.0)). Box y
 // coordinates map to (H−1)−y.

@@ -1,8 +1,6 @@
 package mr
 
-import (
-	"github.com/amt-dev/amt/rgb"
-)
+import "github.com/amt-dev/amt/rgb"
 
 // Grayscale replaces every pixel by its luma, written to all three channels
 // (imgaug Grayscale(alpha=1) = OpenCV 4's fixed-point RGB2GRAY:

@@ -1,8 +1,6 @@
 package nn
 
-import (
-	"slices"
-)
+import "slices"
 
 // Gather and the per-axis index maps (gatherAxes) that Gather, Slice,
 // Split, Pad, Expand, Resize and the layout operators copy through.

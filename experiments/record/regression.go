@@ -1,8 +1,6 @@
 package record
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // The files of a regression experiment, beside the usual ones: the
 // verdict table of the SUT after the change and the record of the change.

@@ -1,8 +1,6 @@
 package record
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // TuneFile is the tuning record of amt tune (Tuning), in the experiment's
 // folder beside the evaluation runs of the chosen settings.

@@ -2,9 +2,7 @@
 
 package cuda
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // ReduceOp is a reduction of Reduce.
 type ReduceOp int32

@@ -2,9 +2,7 @@
 
 package cuda
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // Tap is one output row's (or column's) linear interpolation: input
 // indices I0, I1 with weights W0, W1 (nn/resize.go computes them).

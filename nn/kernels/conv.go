@@ -1,8 +1,6 @@
 package kernels
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // Conv is a convolution with fixed weights, bias and activation, prepared
 // once and run many times. NewConv chooses a strategy from the shape, in

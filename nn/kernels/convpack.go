@@ -1,8 +1,6 @@
 package kernels
 
-import (
-	"slices"
-)
+import "slices"
 
 // shiftLayout returns the B row offsets of the shifted strategy (see
 // shiftB) for phase planes of ph rows, the largest of them, and the size

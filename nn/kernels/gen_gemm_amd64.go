@@ -2,9 +2,7 @@
 
 package main
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // aPrefetch is how far ahead (bytes) the AVX-512 micro-kernels prefetch
 // their packed A panels, one 64-byte line per 4 depth steps (the 16 bytes

@@ -2,9 +2,7 @@
 
 package main
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // gemvFile emits sgemvFMA (AVX2 and FMA, 128-bit vectors: one per packed
 // 4-row panel of A). Eight panels at a time, so that eight independent

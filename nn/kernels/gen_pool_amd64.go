@@ -2,9 +2,7 @@
 
 package main
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // poolFile emits the stride-2 max pooling kernels: k×k windows (k = 2 or
 // 3) over rows rows of n outputs, in one pass (see maxPoolS2Go).

@@ -2,9 +2,7 @@
 
 package main
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // winoInput emits the input transform of tileRows rows of n tiles, w tiles
 // per step. Frame: 0(SP) the V row of the current tile row, 8(SP) its

@@ -2,9 +2,7 @@
 
 package main
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // winoOutput emits the output transform of tileRows rows of n tiles of
 // one output channel, w tiles per step: the 16 values M[ξ] of each tile,

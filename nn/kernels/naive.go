@@ -1,8 +1,6 @@
 package kernels
 
-import (
-	"math"
-)
+import "math"
 
 // This file keeps the package's first, straightforward implementation
 // (row-by-row GEMM, explicit im2col, a window-by-window max pool): the

@@ -1,8 +1,6 @@
 package kernels
 
-import (
-	"testing"
-)
+import "testing"
 
 // TestOccupy checks that an occupied core is taken out of the cores a
 // kernel call splits its work over, and given back on release.

@@ -1,8 +1,6 @@
 package analysis
 
-import (
-	"github.com/amt-dev/amt/experiments/record"
-)
+import "github.com/amt-dev/amt/experiments/record"
 
 // Progress is an agent's cumulative state averaged over seeds at every
 // iteration that all seeds logged (the original's groupby(iteration).mean()).
