@@ -265,4 +265,28 @@ AMT_INLINE float amt_activate(float v, int act, float alpha, float lo, float hi)
 // (the Go side keeps every element count below 2^31).
 AMT_INLINE int amt_global_id(void) { return (int)(blockIdx.x * blockDim.x + threadIdx.x); }
 
+// amt_plane_pixel locates output element i (below planes·oh·ow) of a
+// launch over planes planes of oh × ow outputs: pixel (*oy, *ox) of its
+// plane, whose input, in planes of ih × iw floats from x, it returns.
+AMT_INLINE const float *amt_plane_pixel(const float *x, int ih, int iw, int oh, int ow, int i, int *oy,
+                                        int *ox) {
+	int ohw = oh * ow;
+	int plane = i / ohw, pix = i % ohw;
+	*oy = pix / ow;
+	*ox = pix % ow;
+	return x + (long long)plane * ih * iw;
+}
+
+// amt_next_coord unravels a row-major flat index *r one axis at a time,
+// from the last axis to the first: it returns the coordinate along an
+// axis of extent n and leaves in *r the flat index over the axes before
+// it. The shape-generic kernels call it from loops over AMT_MAX_DIMS that
+// are fully unrolled, so that their parameter arrays are indexed only by
+// constants (a run-time index would copy the parameters to local memory).
+AMT_INLINE int amt_next_coord(int *r, int n) {
+	int c = *r % n;
+	*r /= n;
+	return c;
+}
+
 #endif

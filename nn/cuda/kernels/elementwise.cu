@@ -85,13 +85,11 @@ KERNEL(binary, amt_binary_params, p) {
 	if (i >= p.n)
 		return;
 	long long ia = 0, ib = 0;
-	int r = i;
 #pragma unroll
-	for (int d = AMT_MAX_DIMS - 1; d >= 0; d--) { // unrolled: no dynamic indexing of p
+	for (int d = AMT_MAX_DIMS - 1, r = i; d >= 0; d--) { // unrolled: no dynamic indexing of p
 		if (d >= p.ndim)
 			continue;
-		int c = r % p.shape[d];
-		r /= p.shape[d];
+		int c = amt_next_coord(&r, p.shape[d]);
 		ia += (long long)c * p.a_stride[d];
 		ib += (long long)c * p.b_stride[d];
 	}
