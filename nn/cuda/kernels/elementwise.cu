@@ -2,18 +2,17 @@
 // One thread per output element: grid ⌈n / 256⌉, block 256.
 #include "amt.h"
 
+#if AMT_UNARY_RELU != AMT_ACT_RELU || AMT_UNARY_LEAKY_RELU != AMT_ACT_LEAKY_RELU ||                         \
+    AMT_UNARY_CLIP != AMT_ACT_CLIP
+#error "unary_op applies Relu, LeakyRelu and Clip as fused activations: their codes must agree"
+#endif
+
 AMT_INLINE float unary_op(int op, float x, float alpha, float beta) {
 	switch (op) {
 	case AMT_UNARY_RELU:
-		return x < 0.0f ? 0.0f : x;
 	case AMT_UNARY_LEAKY_RELU:
-		return x < 0.0f ? alpha * x : x;
-	case AMT_UNARY_CLIP:
-		if (x < alpha)
-			x = alpha;
-		if (x > beta)
-			x = beta;
-		return x;
+	case AMT_UNARY_CLIP: // the fused activation of the same code
+		return amt_activate(x, op, alpha, alpha, beta);
 	case AMT_UNARY_SIGMOID:
 		return amt_sigmoidf(x);
 	case AMT_UNARY_TANH:
