@@ -265,4 +265,58 @@ AMT_INLINE float amt_activate(float v, int act, float alpha, float lo, float hi)
 // (the Go side keeps every element count below 2^31).
 AMT_INLINE int amt_global_id(void) { return (int)(blockIdx.x * blockDim.x + threadIdx.x); }
 
+// amt_plane_pixel locates output element i (below planes·oh·ow) of a
+// launch over planes planes of oh × ow outputs: pixel (*oy, *ox) of its
+// plane, whose input, in planes of ih × iw floats from x, it returns.
+AMT_INLINE const float *amt_plane_pixel(const float *x, int ih, int iw, int oh, int ow, int i, int *oy,
+                                        int *ox) {
+	int ohw = oh * ow;
+	int plane = i / ohw, pix = i % ohw;
+	*oy = pix / ow;
+	*ox = pix % ow;
+	return x + (long long)plane * ih * iw;
+}
+
+// The tiling of conv2d_tiled and gemm_tiled: a block of 256 threads
+// computes AMT_TILE × AMT_TILE outputs, the product of an output-rows ×
+// reduction and a reduction × output-columns operand, AMT_TILE_K steps of
+// the reduction at a time through shared memory (tiles a[k][row] and
+// b[k][column]); thread (tx, ty) = (tid % 16, tid / 16) accumulates the
+// 4×4 sub-tile of rows ty + 16i and columns tx + 16j.
+#define AMT_TILE 64
+#define AMT_TILE_K 16
+
+// amt_tiles is a block's shared memory in that tiling.
+typedef struct {
+	float a[AMT_TILE_K][AMT_TILE];
+	float b[AMT_TILE_K][AMT_TILE];
+} amt_tiles;
+
+// amt_tile_accumulate adds the product of the tiles t->a and t->b to the
+// sub-tile acc of thread (tx, ty).
+AMT_INLINE void amt_tile_accumulate(float acc[4][4], const amt_tiles *t, int tx, int ty) {
+	for (int kk = 0; kk < AMT_TILE_K; kk++) {
+		float a[4], b[4];
+		for (int i = 0; i < 4; i++)
+			a[i] = t->a[kk][ty + 16 * i];
+		for (int j = 0; j < 4; j++)
+			b[j] = t->b[kk][tx + 16 * j];
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++)
+				acc[i][j] += a[i] * b[j];
+	}
+}
+
+// amt_next_coord unravels a row-major flat index *r one axis at a time,
+// from the last axis to the first: it returns the coordinate along an
+// axis of extent n and leaves in *r the flat index over the axes before
+// it. The shape-generic kernels call it from loops over AMT_MAX_DIMS that
+// are fully unrolled, so that their parameter arrays are indexed only by
+// constants (a run-time index would copy the parameters to local memory).
+AMT_INLINE int amt_next_coord(int *r, int n) {
+	int c = *r % n;
+	*r /= n;
+	return c;
+}
+
 #endif

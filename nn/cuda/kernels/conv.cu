@@ -15,21 +15,13 @@ AMT_INLINE void conv_store(const amt_conv_params p, int b, int oc, int pix, floa
 	p.y[at] = amt_activate(v, p.act, p.alpha, p.lo, p.hi);
 }
 
-// Tile of conv2d_tiled: a block of 256 threads computes 64 output channels
-// × 64 output columns (image and pixel, across the batch) of one group as
-// an implicit GEMM, weights [oc/groups × ic/groups·kh·kw] times the
-// never-materialised im2col matrix, 16 rows of the reduction at a time
-// through shared memory; each thread accumulates a 4×4 sub-tile (rows
-// ty + 16i, columns tx + 16j).
-#define CONV_BM 64
-#define CONV_BN 64
-#define CONV_BK 16
-
-// conv2d_tiled: grid (⌈n·oh·ow / 64⌉, ⌈(oc/groups) / 64⌉, groups),
-// block 256.
+// conv2d_tiled: a block computes 64 output channels × 64 output columns
+// (image and pixel, across the batch) of one group as an implicit GEMM in
+// amt.h's tiling, weights [oc/groups × ic/groups·kh·kw] times the
+// never-materialised im2col matrix. Grid (⌈n·oh·ow / 64⌉,
+// ⌈(oc/groups) / 64⌉, groups), block 256.
 KERNEL(conv2d_tiled, amt_conv_params, p) {
-	__shared__ float as[CONV_BK][CONV_BM];
-	__shared__ float bs[CONV_BK][CONV_BN];
+	__shared__ amt_tiles t;
 	int tid = threadIdx.x;
 	int tx = tid % 16, ty = tid / 16;
 	int g = blockIdx.z;
@@ -38,12 +30,12 @@ KERNEL(conv2d_tiled, amt_conv_params, p) {
 	int kdim = icg * khw;
 	int ohw = p.oh * p.ow;
 	int ncols = p.n * ohw;
-	int m0 = blockIdx.y * CONV_BM, n0 = blockIdx.x * CONV_BN;
+	int m0 = blockIdx.y * AMT_TILE, n0 = blockIdx.x * AMT_TILE;
 	const float *w = p.w + (long long)g * ocg * kdim;
 
 	// This thread loads column bcol of the im2col tile (rows brow + 4j)
 	// and row arow of the weight tile (columns acol..acol+3).
-	int bcol = n0 + tid % CONV_BN, brow = tid / CONV_BN;
+	int bcol = n0 + tid % AMT_TILE, brow = tid / AMT_TILE;
 	int bvalid = bcol < ncols;
 	int bimg = 0, iy0 = 0, ix0 = 0;
 	if (bvalid) {
@@ -62,10 +54,10 @@ KERNEL(conv2d_tiled, amt_conv_params, p) {
 		for (int j = 0; j < 4; j++)
 			acc[i][j] = 0.0f;
 
-	for (int k0 = 0; k0 < kdim; k0 += CONV_BK) {
+	for (int k0 = 0; k0 < kdim; k0 += AMT_TILE_K) {
 		for (int j = 0; j < 4; j++) {
 			int k = k0 + acol + j;
-			as[acol + j][arow] = (am < ocg && k < kdim) ? w[(long long)am * kdim + k] : 0.0f;
+			t.a[acol + j][arow] = (am < ocg && k < kdim) ? w[(long long)am * kdim + k] : 0.0f;
 		}
 		for (int j = 0; j < 4; j++) {
 			int kr = brow + 4 * j;
@@ -79,19 +71,10 @@ KERNEL(conv2d_tiled, amt_conv_params, p) {
 				if (iy >= 0 && iy < p.ih && ix >= 0 && ix < p.iw)
 					v = xg[((long long)c * p.ih + iy) * p.iw + ix];
 			}
-			bs[kr][tid % CONV_BN] = v;
+			t.b[kr][tid % AMT_TILE] = v;
 		}
 		__syncthreads();
-		for (int kk = 0; kk < CONV_BK; kk++) {
-			float a[4], b[4];
-			for (int i = 0; i < 4; i++)
-				a[i] = as[kk][ty + 16 * i];
-			for (int j = 0; j < 4; j++)
-				b[j] = bs[kk][tx + 16 * j];
-			for (int i = 0; i < 4; i++)
-				for (int j = 0; j < 4; j++)
-					acc[i][j] += a[i] * b[j];
-		}
+		amt_tile_accumulate(acc, &t, tx, ty);
 		__syncthreads();
 	}
 

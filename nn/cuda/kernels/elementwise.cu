@@ -2,18 +2,17 @@
 // One thread per output element: grid ⌈n / 256⌉, block 256.
 #include "amt.h"
 
+#if AMT_UNARY_RELU != AMT_ACT_RELU || AMT_UNARY_LEAKY_RELU != AMT_ACT_LEAKY_RELU ||                         \
+    AMT_UNARY_CLIP != AMT_ACT_CLIP
+#error "unary_op applies Relu, LeakyRelu and Clip as fused activations: their codes must agree"
+#endif
+
 AMT_INLINE float unary_op(int op, float x, float alpha, float beta) {
 	switch (op) {
 	case AMT_UNARY_RELU:
-		return x < 0.0f ? 0.0f : x;
 	case AMT_UNARY_LEAKY_RELU:
-		return x < 0.0f ? alpha * x : x;
-	case AMT_UNARY_CLIP:
-		if (x < alpha)
-			x = alpha;
-		if (x > beta)
-			x = beta;
-		return x;
+	case AMT_UNARY_CLIP: // the fused activation of the same code
+		return amt_activate(x, op, alpha, alpha, beta);
 	case AMT_UNARY_SIGMOID:
 		return amt_sigmoidf(x);
 	case AMT_UNARY_TANH:
@@ -85,13 +84,11 @@ KERNEL(binary, amt_binary_params, p) {
 	if (i >= p.n)
 		return;
 	long long ia = 0, ib = 0;
-	int r = i;
 #pragma unroll
-	for (int d = AMT_MAX_DIMS - 1; d >= 0; d--) { // unrolled: no dynamic indexing of p
+	for (int d = AMT_MAX_DIMS - 1, r = i; d >= 0; d--) { // unrolled: no dynamic indexing of p
 		if (d >= p.ndim)
 			continue;
-		int c = r % p.shape[d];
-		r /= p.shape[d];
+		int c = amt_next_coord(&r, p.shape[d]);
 		ia += (long long)c * p.a_stride[d];
 		ib += (long long)c * p.b_stride[d];
 	}

@@ -2,20 +2,39 @@
 // BLAS sgemm semantics plus a broadcast C term and an activation).
 #include "amt.h"
 
-// The tiling is conv2d_tiled's: 64×64 outputs per block of 256 threads,
-// the reduction 16 deep through shared memory, a 4×4 sub-tile per thread.
-#define GEMM_BM 64
-#define GEMM_BN 64
-#define GEMM_BK 16
+// gemm_load_tile stores in tile[k][r] element (r0 + r, k0 + k) of an
+// operand with rn rows (of y's rows or columns) and kn steps of the
+// reduction, 0 outside. Element (r, k) is at x[r·ld + k] when k_inner (a
+// not transposed, b transposed), at x[k·ld + r] otherwise; element e of
+// the tile is chosen so that consecutive threads read consecutive
+// addresses either way.
+AMT_INLINE void gemm_load_tile(float tile[AMT_TILE_K][AMT_TILE], const float *x, int ld, int k_inner,
+                               int r0, int rn, int k0, int kn, int tid) {
+	for (int j = 0; j < 4; j++) {
+		int e = tid + 256 * j;
+		int ri, ki;
+		if (k_inner) {
+			ri = e / AMT_TILE_K;
+			ki = e % AMT_TILE_K;
+		} else {
+			ri = e % AMT_TILE;
+			ki = e / AMT_TILE;
+		}
+		int r = r0 + ri, k = k0 + ki;
+		float v = 0.0f;
+		if (r < rn && k < kn)
+			v = k_inner ? x[(long long)r * ld + k] : x[(long long)k * ld + r];
+		tile[ki][ri] = v;
+	}
+}
 
-// gemm_tiled: grid (⌈n / 64⌉, ⌈m / 64⌉, batch), block 256.
+// gemm_tiled: amt.h's tiling; grid (⌈n / 64⌉, ⌈m / 64⌉, batch), block 256.
 KERNEL(gemm_tiled, amt_gemm_params, p) {
-	__shared__ float as[GEMM_BK][GEMM_BM];
-	__shared__ float bs[GEMM_BK][GEMM_BN];
+	__shared__ amt_tiles t;
 	int tid = threadIdx.x;
 	int tx = tid % 16, ty = tid / 16;
 	int z = blockIdx.z;
-	int m0 = blockIdx.y * GEMM_BM, n0 = blockIdx.x * GEMM_BN;
+	int m0 = blockIdx.y * AMT_TILE, n0 = blockIdx.x * AMT_TILE;
 	const float *a = p.a + (long long)z * p.stride_a;
 	const float *b = p.b + (long long)z * p.stride_b;
 
@@ -24,53 +43,11 @@ KERNEL(gemm_tiled, amt_gemm_params, p) {
 		for (int j = 0; j < 4; j++)
 			acc[i][j] = 0.0f;
 
-	for (int k0 = 0; k0 < p.k; k0 += GEMM_BK) {
-		// Element e of each tile is chosen so that consecutive threads
-		// read consecutive addresses whether or not the operand is
-		// transposed.
-		for (int j = 0; j < 4; j++) {
-			int e = tid + 256 * j;
-			int mi, ki;
-			if (p.trans_a) {
-				mi = e % GEMM_BM;
-				ki = e / GEMM_BM;
-			} else {
-				mi = e / GEMM_BK;
-				ki = e % GEMM_BK;
-			}
-			int m = m0 + mi, k = k0 + ki;
-			float v = 0.0f;
-			if (m < p.m && k < p.k)
-				v = p.trans_a ? a[(long long)k * p.lda + m] : a[(long long)m * p.lda + k];
-			as[ki][mi] = v;
-		}
-		for (int j = 0; j < 4; j++) {
-			int e = tid + 256 * j;
-			int ki, ni;
-			if (p.trans_b) {
-				ki = e % GEMM_BK;
-				ni = e / GEMM_BK;
-			} else {
-				ki = e / GEMM_BN;
-				ni = e % GEMM_BN;
-			}
-			int k = k0 + ki, n = n0 + ni;
-			float v = 0.0f;
-			if (k < p.k && n < p.n)
-				v = p.trans_b ? b[(long long)n * p.ldb + k] : b[(long long)k * p.ldb + n];
-			bs[ki][ni] = v;
-		}
+	for (int k0 = 0; k0 < p.k; k0 += AMT_TILE_K) {
+		gemm_load_tile(t.a, a, p.lda, !p.trans_a, m0, p.m, k0, p.k, tid);
+		gemm_load_tile(t.b, b, p.ldb, p.trans_b, n0, p.n, k0, p.k, tid);
 		__syncthreads();
-		for (int kk = 0; kk < GEMM_BK; kk++) {
-			float av[4], bv[4];
-			for (int i = 0; i < 4; i++)
-				av[i] = as[kk][ty + 16 * i];
-			for (int j = 0; j < 4; j++)
-				bv[j] = bs[kk][tx + 16 * j];
-			for (int i = 0; i < 4; i++)
-				for (int j = 0; j < 4; j++)
-					acc[i][j] += av[i] * bv[j];
-		}
+		amt_tile_accumulate(acc, &t, tx, ty);
 		__syncthreads();
 	}
 

@@ -103,7 +103,8 @@ typedef struct {
 	int pad;
 } amt_softmax_params;
 
-// Element-wise unary operations: y[i] = f(x[i]) for i < n.
+// Element-wise unary operations: y[i] = f(x[i]) for i < n. Relu,
+// LeakyRelu and Clip have the codes of the fused activations (AMT_ACT_*).
 #define AMT_UNARY_COPY 0
 #define AMT_UNARY_RELU 1
 #define AMT_UNARY_LEAKY_RELU 2 // alpha

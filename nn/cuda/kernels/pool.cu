@@ -3,27 +3,41 @@
 // in index order, as on the CPU.
 #include "amt.h"
 
+// A pooling window: the input plane x and the top-left tap (y0, x0) in
+// its coordinates (negative in the padding).
+typedef struct {
+	const float *x;
+	int y0, x0;
+} pool_window;
+
+// pool_window_of is the window of output element i of max_pool2d or
+// avg_pool2d.
+AMT_INLINE pool_window pool_window_of(const amt_pool_params p, int i) {
+	int oy, ox;
+	pool_window w;
+	w.x = amt_plane_pixel(p.x, p.ih, p.iw, p.oh, p.ow, i, &oy, &ox);
+	w.y0 = oy * p.stride_h - p.pad_top;
+	w.x0 = ox * p.stride_w - p.pad_left;
+	return w;
+}
+
 // max_pool2d: grid ⌈planes·oh·ow / 256⌉, block 256. Padding never wins;
 // a NaN in the window gives NaN (nn/kernels.MaxPool).
 KERNEL(max_pool2d, amt_pool_params, p) {
 	int i = amt_global_id();
-	int ohw = p.oh * p.ow;
-	if (i >= p.planes * ohw)
+	if (i >= p.planes * (p.oh * p.ow))
 		return;
-	int plane = i / ohw, pix = i % ohw;
-	int oy = pix / p.ow, ox = pix % p.ow;
-	const float *x = p.x + (long long)plane * p.ih * p.iw;
-	int y0 = oy * p.stride_h - p.pad_top, x0 = ox * p.stride_w - p.pad_left;
+	pool_window w = pool_window_of(p, i);
 	float m = -AMT_INF;
 	for (int ky = 0; ky < p.kh; ky++) {
-		int iy = y0 + ky * p.dil_h;
+		int iy = w.y0 + ky * p.dil_h;
 		if (iy < 0 || iy >= p.ih)
 			continue;
 		for (int kx = 0; kx < p.kw; kx++) {
-			int ix = x0 + kx * p.dil_w;
+			int ix = w.x0 + kx * p.dil_w;
 			if (ix < 0 || ix >= p.iw)
 				continue;
-			float v = x[iy * p.iw + ix];
+			float v = w.x[iy * p.iw + ix];
 			if (v > m || v != v)
 				m = v;
 		}
@@ -36,20 +50,16 @@ KERNEL(max_pool2d, amt_pool_params, p) {
 // with count_include_pad, to the input without.
 KERNEL(avg_pool2d, amt_pool_params, p) {
 	int i = amt_global_id();
-	int ohw = p.oh * p.ow;
-	if (i >= p.planes * ohw)
+	if (i >= p.planes * (p.oh * p.ow))
 		return;
-	int plane = i / ohw, pix = i % ohw;
-	int oy = pix / p.ow, ox = pix % p.ow;
-	const float *x = p.x + (long long)plane * p.ih * p.iw;
-	int y0 = oy * p.stride_h - p.pad_top, x0 = ox * p.stride_w - p.pad_left;
-	int ye = y0 + p.kh, xe = x0 + p.kw;
+	pool_window w = pool_window_of(p, i);
+	int ye = w.y0 + p.kh, xe = w.x0 + p.kw;
 	if (ye > p.ih + p.pad_bottom)
 		ye = p.ih + p.pad_bottom;
 	if (xe > p.iw + p.pad_right)
 		xe = p.iw + p.pad_right;
-	int area = (ye - y0) * (xe - x0);
-	int ys = y0 < 0 ? 0 : y0, xs = x0 < 0 ? 0 : x0;
+	int area = (ye - w.y0) * (xe - w.x0);
+	int ys = w.y0 < 0 ? 0 : w.y0, xs = w.x0 < 0 ? 0 : w.x0;
 	if (ye > p.ih)
 		ye = p.ih;
 	if (xe > p.iw)
@@ -57,7 +67,7 @@ KERNEL(avg_pool2d, amt_pool_params, p) {
 	float s = 0.0f;
 	for (int iy = ys; iy < ye; iy++)
 		for (int ix = xs; ix < xe; ix++)
-			s += x[iy * p.iw + ix];
+			s += w.x[iy * p.iw + ix];
 	if (!p.count_include_pad)
 		area = (ye - ys) * (xe - xs);
 	p.y[i] = s / (float)area;

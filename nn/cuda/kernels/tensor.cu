@@ -10,14 +10,11 @@ KERNEL(permute, amt_permute_params, p) {
 	if (i >= p.n)
 		return;
 	long long ix = 0;
-	int r = i;
 #pragma unroll
-	for (int d = AMT_MAX_DIMS - 1; d >= 0; d--) { // unrolled: no dynamic indexing of p
+	for (int d = AMT_MAX_DIMS - 1, r = i; d >= 0; d--) { // unrolled: no dynamic indexing of p
 		if (d >= p.ndim)
 			continue;
-		int c = r % p.shape[d];
-		r /= p.shape[d];
-		ix += (long long)c * p.x_stride[d];
+		ix += (long long)amt_next_coord(&r, p.shape[d]) * p.x_stride[d];
 	}
 	p.y[i] = p.x[ix];
 }
@@ -29,15 +26,12 @@ KERNEL(gather_axes, amt_gather_params, p) {
 	if (i >= p.n)
 		return;
 	long long ix = 0;
-	int r = i;
 	int valid = 1;
 #pragma unroll
-	for (int d = AMT_MAX_DIMS - 1; d >= 0; d--) { // unrolled: no dynamic indexing of p
+	for (int d = AMT_MAX_DIMS - 1, r = i; d >= 0; d--) { // unrolled: no dynamic indexing of p
 		if (d >= p.ndim)
 			continue;
-		int c = r % p.shape[d];
-		r /= p.shape[d];
-		int m = p.maps[p.map_off[d] + c];
+		int m = p.maps[p.map_off[d] + amt_next_coord(&r, p.shape[d])];
 		if (m < 0)
 			valid = 0;
 		ix += (long long)m * p.x_stride[d];
@@ -58,12 +52,10 @@ KERNEL(copy2d, amt_copy2d_params, p) {
 // in nn/resize.go's order.
 KERNEL(resize_linear, amt_resize_params, p) {
 	int i = amt_global_id();
-	int ohw = p.oh * p.ow;
-	if (i >= p.planes * ohw)
+	if (i >= p.planes * (p.oh * p.ow))
 		return;
-	int plane = i / ohw, pix = i % ohw;
-	int oy = pix / p.ow, ox = pix % p.ow;
-	const float *x = p.x + (long long)plane * p.ih * p.iw;
+	int oy, ox;
+	const float *x = amt_plane_pixel(p.x, p.ih, p.iw, p.oh, p.ow, i, &oy, &ox);
 	const float *r0 = x + p.y_idx[2 * oy] * p.iw;
 	const float *r1 = x + p.y_idx[2 * oy + 1] * p.iw;
 	float yw0 = p.y_w[2 * oy], yw1 = p.y_w[2 * oy + 1];
