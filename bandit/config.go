@@ -31,6 +31,7 @@ type Config struct {
 	Prior       float64 // hts: prior sd of the features' total contribution (prior)
 	PriorGrey   float64 // hts: prior sd of each grey-box weight (prior-grey)
 	PriorAngle  float64 // hts: prior sd of the value-basis weights (prior-angle)
+	PriorValue  float64 // hts: prior sd of each value's own offset (prior-value)
 	Interact    float64 // hts: prior sd of the per-context slopes in |value|, relative (interact)
 	Temp        float64 // hts: scale of the posterior draws' sd (temp)
 	Levels      string  // hts: coop or own (levels)

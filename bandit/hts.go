@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/amt-dev/amt/scenario"
 )
@@ -30,7 +31,12 @@ import (
 //	b(v) = (u, u², sign(v)·u),  u = |v|/max|v|,
 //
 // where c₊ is c without its constant (the per-context slopes in |v| are
-// dropped when interact is 0). A violation at 40° thereby also teaches 35°
+// dropped when interact is 0). With prior-value > 0 each value v also has
+// an offset δ_v of its own (prior N(0, prior-value²)) added to the probit:
+// the smooth curve in |v| shares strength between neighbouring values
+// early on, and the offsets let the model follow, value by value, a curve
+// the basis cannot (a hump, a spike, a plateau with a noisy top), so that
+// it still converges to the best value instead of the basis's best fit. A violation at 40° thereby also teaches 35°
 // and 45°: rates that rise smoothly with |v| are learned from a few dozen
 // pulls rather than the hundreds that 36 independent arms need. Each model
 // is a Gaussian posterior learned online by assumed density filtering
@@ -72,8 +78,8 @@ import (
 //
 // Per decision O(models·D²) for the posterior moments of the draw summary
 // plus O(Samples·(arms + values)) for the draws, with D = 1 + dim(z) (+ 3 +
-// dim(z) for the models of parameterised actions with interact); an
-// update is one O(D²) step.
+// dim(z) for the models of parameterised actions with interact, + the
+// number of values with prior-value); an update is one O(D²) step.
 type hts struct {
 	scen    scenario.Scenario
 	ctx     Layout // of the transformed contexts z
@@ -104,8 +110,12 @@ type htsGroup struct {
 	angle    bool // the model has value terms
 	interact bool // … and per-context slopes
 	maxAbs   float64
-	prior    []float64
-	model    *probitModel
+	// nres is the number of per-value offsets (prior-value > 0: one per
+	// value of the action), resOff their place in the model's weights and
+	// sres in the draw summary.
+	nres, resOff, sres int
+	prior              []float64
+	model              *probitModel
 	// decision scratch: mean and Cholesky factor of the draw summary
 	// s = (θ_cᵀc, θ_b, θ_iᵀc₊), a draw w of it, Σ times its two context
 	// directions
@@ -131,6 +141,7 @@ type htsArm struct {
 	group   int
 	grid    bool
 	basis   [][]float64 // per cell, b(v) (nil for an arm without value)
+	vidx    []int       // per cell, the value's index among its group's values
 	pweight []float64   // per cell of a grid arm, its factor in the parameter level's value
 	reward  float64
 	// decision scratch
@@ -185,6 +196,13 @@ func newHTS(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (*hts, 
 			}
 			n++
 		}
+		if angle && cfg.PriorValue > 0 {
+			g.nres, g.resOff, g.sres = len(values), len(g.prior), n
+			for range values {
+				g.prior = append(g.prior, cfg.PriorValue)
+			}
+			n += g.nres
+		}
 		g.model = newProbitModel(g.prior)
 		g.mean, g.cov, g.w = make([]float64, n), make([]float64, n*n), make([]float64, n)
 		g.u, g.u2 = make([]float64, len(g.prior)), make([]float64, len(g.prior))
@@ -234,10 +252,15 @@ func newHTS(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (*hts, 
 			arm.group = newGroup(false, nil)
 		}
 		if g := h.groups[arm.group]; g.angle {
-			for _, v := range a.Values {
+			for j, v := range a.Values {
 				b := make([]float64, htsBasis)
 				g.basis(b, v)
 				arm.basis = append(arm.basis, b)
+				if a.Hierarchical() {
+					arm.vidx = append(arm.vidx, j)
+				} else {
+					arm.vidx = append(arm.vidx, slices.Index(fixedValues[a.Action], v))
+				}
 			}
 		}
 		h.arms = append(h.arms, arm)
@@ -264,9 +287,10 @@ func (h *hts) context(z []float32) error {
 	return nil
 }
 
-// features fills the model input of group g for the context in h.c and
-// basis values b (nil for an action without value) and returns it.
-func (h *hts) features(g *htsGroup, b []float64) []float64 {
+// features fills the model input of group g for the context in h.c,
+// basis values b (nil for an action without value) and value index vi
+// (its offset's indicator) and returns it.
+func (h *hts) features(g *htsGroup, b []float64, vi int) []float64 {
 	x := h.x[:len(g.prior)]
 	copy(x, h.c)
 	if g.angle {
@@ -277,6 +301,11 @@ func (h *hts) features(g *htsGroup, b []float64) []float64 {
 		for i, v := range h.c[1:] {
 			x[ib+i] = b[0] * v
 		}
+	}
+	if g.nres > 0 {
+		res := x[g.resOff : g.resOff+g.nres]
+		clear(res)
+		res[vi] = 1
 	}
 	return x
 }
@@ -296,7 +325,7 @@ func (h *hts) moments() {
 			row := mod.sigma[i*d : (i+1)*d]
 			g.u[i] = dot64(row[:m0], h.c)
 			if g.interact {
-				g.u2[i] = dot64(row[ib:], h.c[1:])
+				g.u2[i] = dot64(row[ib:ib+m0-1], h.c[1:])
 			}
 		}
 		g.mean[0] = dot64(mod.mu[:m0], h.c)
@@ -312,12 +341,27 @@ func (h *hts) moments() {
 		}
 		if g.interact {
 			k := htsBasis + 1
-			g.mean[k] = dot64(mod.mu[ib:], h.c[1:])
-			g.cov[k*n+k] = max(dot64(g.u2[ib:], h.c[1:]), 0)
+			g.mean[k] = dot64(mod.mu[ib:ib+m0-1], h.c[1:])
+			g.cov[k*n+k] = max(dot64(g.u2[ib:ib+m0-1], h.c[1:]), 0)
 			c0 := dot64(g.u2[:m0], h.c)
 			g.cov[k*n], g.cov[k] = c0, c0
 			for l := 1; l <= htsBasis; l++ {
 				g.cov[k*n+l], g.cov[l*n+k] = g.u2[m0+l-1], g.u2[m0+l-1]
+			}
+		}
+		for r := 0; r < g.nres; r++ {
+			i, k := g.resOff+r, g.sres+r
+			g.mean[k] = mod.mu[i]
+			g.cov[k*n], g.cov[k] = g.u[i], g.u[i]
+			for l := 1; l <= htsBasis; l++ {
+				g.cov[k*n+l], g.cov[l*n+k] = mod.sigma[i*d+m0+l-1], mod.sigma[i*d+m0+l-1]
+			}
+			if g.interact {
+				ki := htsBasis + 1
+				g.cov[k*n+ki], g.cov[ki*n+k] = g.u2[i], g.u2[i]
+			}
+			for q := 0; q < g.nres; q++ {
+				g.cov[k*n+g.sres+q] = mod.sigma[i*d+g.resOff+q]
 			}
 		}
 		cholesky(g.cov, n)
@@ -353,6 +397,9 @@ func (h *hts) choose() htsDraw {
 				z := g.w[0] + g.w[1]*b[0] + g.w[2]*b[1] + g.w[3]*b[2]
 				if g.interact {
 					z += g.w[4] * b[0]
+				}
+				if g.nres > 0 {
+					z += g.w[g.sres+a.vidx[j]]
 				}
 				p := normCDF(z)
 				v := p
@@ -418,13 +465,12 @@ func (h *hts) decide(z []float32, rng *rand.Rand) (Choice, error) {
 
 // cell returns the arm and the basis values of a choice (checked by the
 // Agent).
-func (h *hts) cell(arm, param int) (*htsArm, []float64) {
+func (h *hts) cell(arm, param int) (*htsArm, []float64, int) {
 	a := &h.arms[arm]
-	var b []float64
-	if a.basis != nil {
-		b = a.basis[max(param, 0)]
+	if a.basis == nil {
+		return a, nil, -1
 	}
-	return a, b
+	return a, a.basis[max(param, 0)], a.vidx[max(param, 0)]
 }
 
 // learn teaches the model of the chosen action whether the follow-up
@@ -434,9 +480,9 @@ func (h *hts) learn(z []float32, c Choice, violated bool) error {
 	if err := h.context(z); err != nil {
 		return err
 	}
-	a, b := h.cell(c.Arm, c.Param)
+	a, b, vi := h.cell(c.Arm, c.Param)
 	g := h.groups[a.group]
-	if err := g.model.learn(h.features(g, b), violated); err != nil {
+	if err := g.model.learn(h.features(g, b, vi), violated); err != nil {
 		return err
 	}
 	if h.cfg.Drift > 0 {
@@ -454,9 +500,9 @@ func (h *hts) probability(z []float32, arm, param int) (float64, error) {
 	if err := h.context(z); err != nil {
 		return 0, err
 	}
-	a, b := h.cell(arm, param)
+	a, b, vi := h.cell(arm, param)
 	g := h.groups[a.group]
-	x := h.features(g, b)
+	x := h.features(g, b, vi)
 	g.model.mulSigma(g.model.sx, x)
 	return normCDF(dot64(x, g.model.mu) / math.Sqrt(1+dot64(x, g.model.sx))), nil
 }

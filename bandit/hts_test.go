@@ -220,6 +220,56 @@ func TestHTSFlatAngles(t *testing.T) {
 	}
 }
 
+// When the violation curve is one the value basis cannot follow (here a
+// spike: 0.75 at +30°, 0.3 at every other angle), prior-value's per-value
+// offsets learn it value by value: hts then plays +30° most of the time
+// and comes close to it, while without them it settles on the basis's
+// best fit and misses.
+func TestHTSPriorValue(t *testing.T) {
+	sc := scenario.Scenario{Name: "spike", Objective: scenario.Fault, Arms: []scenario.Arm{
+		{Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
+	var pr htsProblem
+	const spike, hi, lo = 30.0, 0.75, 0.3
+	run := func(opts Options) (viol, late float64) {
+		a := newTestHTS(t, sc, opts, 4)
+		rng := rand.New(rand.NewPCG(4, 11))
+		const rounds = 2000
+		var n float64
+		for r := 0; r < rounds; r++ {
+			x, _ := pr.context(rng)
+			c, err := a.Choose(x, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := sc.Arms[0].Values[c.Param]
+			p := lo
+			if v == spike {
+				p = hi
+			}
+			bad := rng.Float64() < p
+			if bad {
+				viol++
+			}
+			if r >= rounds*3/4 {
+				n++
+				if v == spike {
+					late++
+				}
+			}
+			if err := a.Update(x, c, bad); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return viol / rounds, late / n
+	}
+	vOff, lateOff := run(nil)
+	vOn, lateOn := run(Options{"prior-value": "0.3"})
+	t.Logf("violation rate %.3f without offsets (late share at +30°: %.2f), %.3f with (%.2f); best fixed %.2f", vOff, lateOff, vOn, lateOn, hi)
+	if lateOn < 0.7 || vOn < hi-0.1 || vOn < vOff+0.05 {
+		t.Errorf("with prior-value: violation rate %.3f (without: %.3f), late share at +30° %.2f; want ≥ %.2f, 0.05 above, and ≥ 0.7", vOn, vOff, lateOn, hi-0.1)
+	}
+}
+
 // The logged probabilities are the choice frequencies of the draws, the
 // same seed gives the same choices, and bad input is rejected without
 // changing the agent.

@@ -25,6 +25,13 @@ type Option struct {
 	omitDefault bool
 }
 
+// omitAtDefault returns o left out of Canonical at its default value (an
+// option added after results and states were saved).
+func omitAtDefault(o Option) Option {
+	o.omitDefault = true
+	return o
+}
+
 func intOption(key, doc, def string, lo, hi int, field func(*Config) *int) Option {
 	want := fmt.Sprintf("an integer in [%d, %d]", lo, hi)
 	return Option{Key: key, Doc: doc, Want: want, Default: def,
@@ -96,6 +103,7 @@ var (
 	optPrior       = floatOption("prior", "hts: prior sd of the features' total contribution (each of the n weights has prior/√n)", "0.2", 0, 1e6, true, func(c *Config) *float64 { return &c.Prior })
 	optPriorGrey   = floatOption("prior-grey", "hts: prior sd of each grey-box weight", "0.15", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorGrey })
 	optPriorAngle  = floatOption("prior-angle", "hts: prior sd of the weights of the value basis (u, u², sign·u, u the value's magnitude over the largest)", "2", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorAngle })
+	optPriorValue  = omitAtDefault(floatOption("prior-value", "hts: prior sd of each value's own offset from the smooth curve in the value's magnitude (probit scale; 0 = none), so that a curve the basis cannot follow is still learned value by value", "0", 0, 1e6, false, func(c *Config) *float64 { return &c.PriorValue }))
 	optInteract    = floatOption("interact", "hts: prior sd of the per-context slopes in the value's magnitude, relative to the context weights' (0 = no such terms)", "2", 0, 1e6, false, func(c *Config) *float64 { return &c.Interact })
 	optTemp        = floatOption("temp", "hts: scale of the posterior draws' sd (1 = Thompson sampling, 0 = greedy on the posterior mean)", "0.5", 0, 100, false, func(c *Config) *float64 { return &c.Temp })
 	optLevels      = Option{Key: "levels", Doc: "hts: what the parameter level maximises: coop (its choice's violation probability times the sum of both levels' normalised rewards) or own (its own reward only, as the paper's separate bandits)", Want: "coop or own", Default: "coop",
@@ -154,7 +162,7 @@ var optSeed = Option{Key: "seed", Doc: "internal randomness (network initialisat
 // allOptions lists every option, for the defaults every Config starts from.
 var allOptions = []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optLambda,
 	optGammaScale, optGammaExp, optBags, optAlpha, optV, optSamples, optRound, optStandardize, optProj,
-	optPriorBias, optPrior, optPriorGrey, optPriorAngle, optInteract, optTemp, optLevels, optParamWeight, optDrift, optSeed}
+	optPriorBias, optPrior, optPriorGrey, optPriorAngle, optPriorValue, optInteract, optTemp, optLevels, optParamWeight, optDrift, optSeed}
 
 // Options are agent parameter overrides by key (as in -agent-opts
 // k=v,... or a YAML map).
