@@ -31,7 +31,11 @@ import (
 //	b(v) = (u, u², sign(v)·u),  u = |v|/max|v|,
 //
 // where c₊ is c without its constant (the per-context slopes in |v| are
-// dropped when interact is 0). With prior-value > 0 each value v also has
+// dropped when interact is 0). With interact-sign > 0 the model also has
+// per-context slopes in the signed value, + sign(v)·u·θ_sᵀc₊, so that the
+// context can choose a rotation's or shear's direction (an image of one
+// class breaks turned left, one of another turned right), which a fixed
+// angle cannot. With prior-value > 0 each value v also has
 // an offset δ_v of its own (prior N(0, prior-value²)) added to the probit:
 // the smooth curve in |v| shares strength between neighbouring values
 // early on, and the offsets let the model follow, value by value, a curve
@@ -78,8 +82,9 @@ import (
 //
 // Per decision O(models·D²) for the posterior moments of the draw summary
 // plus O(Samples·(arms + values)) for the draws, with D = 1 + dim(z) (+ 3 +
-// dim(z) for the models of parameterised actions with interact, + the
-// number of values with prior-value); an update is one O(D²) step.
+// dim(z) for the models of parameterised actions with interact, as many
+// with interact-sign, + the number of values with prior-value); an update
+// is one O(D²) step.
 type hts struct {
 	scen    scenario.Scenario
 	ctx     Layout // of the transformed contexts z
@@ -114,13 +119,17 @@ type htsGroup struct {
 	// value of the action), resOff their place in the model's weights and
 	// sres in the draw summary.
 	nres, resOff, sres int
-	prior              []float64
-	model              *probitModel
+	// isign: the model has per-context slopes in sign(v)·u (interact-sign
+	// > 0), at sOff in the weights and ssum in the draw summary.
+	isign      bool
+	sOff, ssum int
+	prior      []float64
+	model      *probitModel
 	// decision scratch: mean and Cholesky factor of the draw summary
 	// s = (θ_cᵀc, θ_b, θ_iᵀc₊), a draw w of it, Σ times its two context
 	// directions
 	mean, cov, w []float64
-	u, u2        []float64
+	u, u2, u3    []float64
 }
 
 // basis fills dst with b(v).
@@ -196,6 +205,13 @@ func newHTS(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (*hts, 
 			}
 			n++
 		}
+		if angle && cfg.InteractSign > 0 {
+			g.isign, g.sOff, g.ssum = true, len(g.prior), n
+			for _, p := range ctxPrior[1:] {
+				g.prior = append(g.prior, p*cfg.InteractSign)
+			}
+			n++
+		}
 		if angle && cfg.PriorValue > 0 {
 			g.nres, g.resOff, g.sres = len(values), len(g.prior), n
 			for range values {
@@ -205,7 +221,7 @@ func newHTS(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (*hts, 
 		}
 		g.model = newProbitModel(g.prior)
 		g.mean, g.cov, g.w = make([]float64, n), make([]float64, n*n), make([]float64, n)
-		g.u, g.u2 = make([]float64, len(g.prior)), make([]float64, len(g.prior))
+		g.u, g.u2, g.u3 = make([]float64, len(g.prior)), make([]float64, len(g.prior)), make([]float64, len(g.prior))
 		h.groups = append(h.groups, g)
 		return len(h.groups) - 1
 	}
@@ -302,6 +318,11 @@ func (h *hts) features(g *htsGroup, b []float64, vi int) []float64 {
 			x[ib+i] = b[0] * v
 		}
 	}
+	if g.isign {
+		for i, v := range h.c[1:] {
+			x[g.sOff+i] = b[2] * v
+		}
+	}
 	if g.nres > 0 {
 		res := x[g.resOff : g.resOff+g.nres]
 		clear(res)
@@ -327,6 +348,9 @@ func (h *hts) moments() {
 			if g.interact {
 				g.u2[i] = dot64(row[ib:ib+m0-1], h.c[1:])
 			}
+			if g.isign {
+				g.u3[i] = dot64(row[g.sOff:g.sOff+m0-1], h.c[1:])
+			}
 		}
 		g.mean[0] = dot64(mod.mu[:m0], h.c)
 		g.cov[0] = max(dot64(g.u[:m0], h.c), 0)
@@ -347,6 +371,25 @@ func (h *hts) moments() {
 			g.cov[k*n], g.cov[k] = c0, c0
 			for l := 1; l <= htsBasis; l++ {
 				g.cov[k*n+l], g.cov[l*n+k] = g.u2[m0+l-1], g.u2[m0+l-1]
+			}
+		}
+		if g.isign {
+			k, so := g.ssum, g.sOff
+			g.mean[k] = dot64(mod.mu[so:so+m0-1], h.c[1:])
+			g.cov[k*n+k] = max(dot64(g.u3[so:so+m0-1], h.c[1:]), 0)
+			c0 := dot64(g.u3[:m0], h.c)
+			g.cov[k*n], g.cov[k] = c0, c0
+			for l := 1; l <= htsBasis; l++ {
+				g.cov[k*n+l], g.cov[l*n+k] = g.u3[m0+l-1], g.u3[m0+l-1]
+			}
+			if g.interact {
+				ki := htsBasis + 1
+				ci := dot64(g.u3[ib:ib+m0-1], h.c[1:])
+				g.cov[k*n+ki], g.cov[ki*n+k] = ci, ci
+			}
+			for r := 0; r < g.nres; r++ {
+				cr := g.u3[g.resOff+r]
+				g.cov[k*n+g.sres+r], g.cov[(g.sres+r)*n+k] = cr, cr
 			}
 		}
 		for r := 0; r < g.nres; r++ {
@@ -397,6 +440,9 @@ func (h *hts) choose() htsDraw {
 				z := g.w[0] + g.w[1]*b[0] + g.w[2]*b[1] + g.w[3]*b[2]
 				if g.interact {
 					z += g.w[4] * b[0]
+				}
+				if g.isign {
+					z += g.w[g.ssum] * b[2]
 				}
 				if g.nres > 0 {
 					z += g.w[g.sres+a.vidx[j]]

@@ -270,6 +270,54 @@ func TestHTSPriorValue(t *testing.T) {
 	}
 }
 
+// When the context decides the direction (class 0 images break under
+// positive angles, class 1 under negative ones, class 2 under neither),
+// interact-sign's per-context slopes in sign(v)·u let hts rotate each
+// image the way that breaks it: it beats every fixed angle, which hts
+// without them cannot.
+func TestHTSInteractSign(t *testing.T) {
+	sc := scenario.Scenario{Name: "sign", Objective: scenario.Fault, Arms: []scenario.Arm{
+		{Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
+	var pr htsProblem
+	prob := func(class int, v float64) float64 {
+		switch {
+		case class == 0 && v > 0, class == 1 && v < 0:
+			return normCDF(-1 + 3*math.Abs(v)/45)
+		}
+		return 0.1
+	}
+	bestFixed := 0.0
+	for _, v := range htsGrid() {
+		bestFixed = max(bestFixed, (prob(0, v)+prob(1, v)+prob(2, v))/3)
+	}
+	run := func(opts Options) float64 {
+		a := newTestHTS(t, sc, opts, 5)
+		rng := rand.New(rand.NewPCG(5, 11))
+		const rounds = 2000
+		viol := 0.0
+		for r := 0; r < rounds; r++ {
+			x, class := pr.context(rng)
+			c, err := a.Choose(x, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := rng.Float64() < prob(class, sc.Arms[0].Values[c.Param])
+			if bad {
+				viol++
+			}
+			if err := a.Update(x, c, bad); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return viol / rounds
+	}
+	off, on := run(nil), run(Options{"interact-sign": "4"})
+	t.Logf("violation rate %.3f without sign slopes, %.3f with; best fixed angle %.3f", off, on, bestFixed)
+	if on < bestFixed+0.1 || off > bestFixed+0.03 {
+		t.Errorf("violation rate %.3f with interact-sign (%.3f without), want ≥ the best fixed angle's %.3f + 0.1 (and without ≤ it + 0.03)", on, off, bestFixed)
+	}
+}
+
 // The logged probabilities are the choice frequencies of the draws, the
 // same seed gives the same choices, and bad input is rejected without
 // changing the agent.
