@@ -31,20 +31,24 @@ import (
 //	b(v) = (u, u², sign(v)·u),  u = |v|/max|v|,
 //
 // where c₊ is c without its constant (the per-context slopes in |v| are
-// dropped when interact is 0). With interact-sign > 0 the model also has
-// per-context slopes in the signed value, + sign(v)·u·θ_sᵀc₊, so that the
-// context can choose a rotation's or shear's direction (an image of one
-// class breaks turned left, one of another turned right), which a fixed
-// angle cannot. With prior-value > 0 each value v also has
-// an offset δ_v of its own (prior N(0, prior-value²)) added to the probit:
-// the smooth curve in |v| shares strength between neighbouring values
-// early on, and the offsets let the model follow, value by value, a curve
-// the basis cannot (a hump, a spike, a plateau with a noisy top), so that
-// it still converges to the best value instead of the basis's best fit. A violation at 40° thereby also teaches 35°
+// dropped when interact is 0). A violation at 40° thereby also teaches 35°
 // and 45°: rates that rise smoothly with |v| are learned from a few dozen
 // pulls rather than the hundreds that 36 independent arms need. Each model
 // is a Gaussian posterior learned online by assumed density filtering
 // (probitModel), one O(D²) rank-1 step per update.
+//
+// Two optional terms, off by default:
+//
+//   - interact-sign > 0 adds per-context slopes in the signed value, the
+//     term sign(v)·u·θ_sᵀc₊, so that the context can choose a rotation's or
+//     shear's direction (an image of one class breaks turned left, one of
+//     another turned right), which no fixed angle can.
+//   - prior-value > 0 gives each value v an offset δ_v of its own (prior
+//     N(0, prior-value²)): the smooth curve in |v| still shares strength
+//     between neighbouring values early on, and the offsets let the model
+//     follow a curve the basis cannot (a hump, a spike, a plateau with a
+//     noisy top), so that it converges to the best value rather than to
+//     the basis's best fit.
 //
 // # Decision
 //
@@ -332,8 +336,10 @@ func (h *hts) features(g *htsGroup, b []float64, vi int) []float64 {
 }
 
 // moments computes, for every group, the posterior mean and the Cholesky
-// factor of the covariance of the draw summary s = (θ_cᵀc, θ_b, θ_iᵀc₊),
-// from which the probit of every value is s₀ + s_bᵀb(v) + s_i·u.
+// factor of the covariance of the draw summary s = (θ_cᵀc, θ_b, θ_iᵀc₊,
+// θ_sᵀc₊, δ), from which the probit of every value is
+// s₀ + s_bᵀb(v) + s_i·u + s_s·sign(v)·u + δ_v (each term where the model
+// has it).
 func (h *hts) moments() {
 	m0 := h.m0
 	ib := m0 + htsBasis // start of the interaction block
@@ -364,24 +370,11 @@ func (h *hts) moments() {
 			}
 		}
 		if g.interact {
-			k := htsBasis + 1
-			g.mean[k] = dot64(mod.mu[ib:ib+m0-1], h.c[1:])
-			g.cov[k*n+k] = max(dot64(g.u2[ib:ib+m0-1], h.c[1:]), 0)
-			c0 := dot64(g.u2[:m0], h.c)
-			g.cov[k*n], g.cov[k] = c0, c0
-			for l := 1; l <= htsBasis; l++ {
-				g.cov[k*n+l], g.cov[l*n+k] = g.u2[m0+l-1], g.u2[m0+l-1]
-			}
+			g.slopeMoments(htsBasis+1, ib, g.u2, h.c, m0)
 		}
 		if g.isign {
-			k, so := g.ssum, g.sOff
-			g.mean[k] = dot64(mod.mu[so:so+m0-1], h.c[1:])
-			g.cov[k*n+k] = max(dot64(g.u3[so:so+m0-1], h.c[1:]), 0)
-			c0 := dot64(g.u3[:m0], h.c)
-			g.cov[k*n], g.cov[k] = c0, c0
-			for l := 1; l <= htsBasis; l++ {
-				g.cov[k*n+l], g.cov[l*n+k] = g.u3[m0+l-1], g.u3[m0+l-1]
-			}
+			k := g.ssum
+			g.slopeMoments(k, g.sOff, g.u3, h.c, m0)
 			if g.interact {
 				ki := htsBasis + 1
 				ci := dot64(g.u3[ib:ib+m0-1], h.c[1:])
@@ -408,6 +401,20 @@ func (h *hts) moments() {
 			}
 		}
 		cholesky(g.cov, n)
+	}
+}
+
+// slopeMoments fills entry k of the draw summary, the per-context slopes
+// θᵀc₊ whose weights start at off, given us = Σ[:, off:]·c₊: its mean, its
+// variance and its covariances with θ_cᵀc and the basis weights.
+func (g *htsGroup) slopeMoments(k, off int, us, c []float64, m0 int) {
+	mod, n := g.model, len(g.mean)
+	g.mean[k] = dot64(mod.mu[off:off+m0-1], c[1:])
+	g.cov[k*n+k] = max(dot64(us[off:off+m0-1], c[1:]), 0)
+	c0 := dot64(us[:m0], c)
+	g.cov[k*n], g.cov[k] = c0, c0
+	for l := 1; l <= htsBasis; l++ {
+		g.cov[k*n+l], g.cov[l*n+k] = us[m0+l-1], us[m0+l-1]
 	}
 }
 
