@@ -31,10 +31,7 @@ func (alwaysArm) Learn([]float32, int, float64, float64) error { return nil }
 // flip left-right") agrees with that policy's true cost on the same images.
 func TestLogDecisionsOffPolicy(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
-	env, err := newOnlineEnv(newFakeSource(60), fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := newFakeOnlineEnv(t, 60, sc)
 	dir := t.TempDir()
 	var seeds []uint64
 	for s := uint64(1); s <= 40; s++ {

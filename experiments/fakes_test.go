@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sync/atomic"
+	"testing"
 
 	"github.com/amt-dev/amt/rgb"
 	"github.com/amt-dev/amt/scenario"
@@ -54,6 +55,17 @@ func fakeRelations(sc scenario.Scenario) map[string]relation {
 		m[v.Key()] = fakeRelation{off: uint8(h.Sum32())}
 	}
 	return m
+}
+
+// newFakeOnlineEnv returns the online env of the fake classifier over n
+// fake images with the fake relations of sc.
+func newFakeOnlineEnv(t *testing.T, n int, sc scenario.Scenario) *onlineEnv {
+	t.Helper()
+	env, err := newOnlineEnv(newFakeSource(n), fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
 }
 
 // fakeClassifier: class = (sum of pixels / 7) mod 3; counts calls.

@@ -519,10 +519,7 @@ func TestAgentStateContinues(t *testing.T) {
 // other runs leave it out.
 func TestRunLoopParamErrors(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
-	env, err := newOnlineEnv(newFakeSource(30), fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := newFakeOnlineEnv(t, 30, sc)
 	for _, tc := range []struct {
 		name string
 		on   bool
@@ -568,10 +565,7 @@ func TestRunLoopParamErrors(t *testing.T) {
 // count they leave it out.
 func TestRunLoopAuditErrors(t *testing.T) {
 	sc := mustScenario(t, "hierarchical")
-	env, err := newOnlineEnv(newFakeSource(30), fakeExtractor{}, 0, fakeClassifier{}, fakeRelations(sc), sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := newFakeOnlineEnv(t, 30, sc)
 	for _, tc := range []struct {
 		name        string
 		share       float64
