@@ -3,6 +3,7 @@ package bandit
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -72,6 +73,19 @@ func htsGrid() []float64 {
 func htsScenario(obj scenario.Objective) scenario.Scenario {
 	return scenario.Scenario{Name: "synthetic", Objective: obj, Arms: []scenario.Arm{
 		{Name: "a", Action: "a"}, {Name: "b", Action: "b"}, {Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
+}
+
+// htsBase turns off hts's optional terms (per-context sign slopes and
+// per-value offsets, on by default since the suite chose them), for the
+// tests of what the base model alone does: its level semantics and its
+// calibration, measured before those terms existed.
+var htsBase = Options{"interact-sign": "0", "prior-value": "0"}
+
+// withOpts returns base with the options of more added or replaced.
+func withOpts(base, more Options) Options {
+	out := maps.Clone(base)
+	maps.Copy(out, more)
+	return out
 }
 
 func newTestHTS(t testing.TB, sc scenario.Scenario, opts Options, seed uint64) *Agent {
@@ -182,7 +196,7 @@ func TestHTSLevels(t *testing.T) {
 			}
 		}
 		var n, hit float64
-		viol, _, small := htsRun(t, newTestHTS(t, sc, Options{"levels": levels}, 2), 2000, 2, func(class int, v float64) {
+		viol, _, small := htsRun(t, newTestHTS(t, sc, withOpts(htsBase, Options{"levels": levels}), 2), 2000, 2, func(class int, v float64) {
 			n++
 			if math.Abs(math.Abs(v)-opt[class]) <= 5 {
 				hit++
@@ -262,8 +276,8 @@ func TestHTSPriorValue(t *testing.T) {
 		}
 		return viol / rounds, late / n
 	}
-	vOff, lateOff := run(nil)
-	vOn, lateOn := run(Options{"prior-value": "0.3"})
+	vOff, lateOff := run(htsBase)
+	vOn, lateOn := run(Options{"interact-sign": "0"}) // prior-value's default, 0.3
 	t.Logf("violation rate %.3f without offsets (late share at +30°: %.2f), %.3f with (%.2f); best fixed %.2f", vOff, lateOff, vOn, lateOn, hi)
 	if lateOn < 0.7 || vOn < hi-0.1 || vOn < vOff+0.05 {
 		t.Errorf("with prior-value: violation rate %.3f (without: %.3f), late share at +30° %.2f; want ≥ %.2f, 0.05 above, and ≥ 0.7", vOn, vOff, lateOn, hi-0.1)
@@ -311,7 +325,7 @@ func TestHTSInteractSign(t *testing.T) {
 		}
 		return viol / rounds
 	}
-	off, on := run(nil), run(Options{"interact-sign": "4"})
+	off, on := run(Options{"interact-sign": "0"}), run(nil) // the defaults: interact-sign 4
 	t.Logf("violation rate %.3f without sign slopes, %.3f with; best fixed angle %.3f", off, on, bestFixed)
 	if on < bestFixed+0.1 || off > bestFixed+0.03 {
 		t.Errorf("violation rate %.3f with interact-sign (%.3f without), want ≥ the best fixed angle's %.3f + 0.1 (and without ≤ it + 0.03)", on, off, bestFixed)
@@ -390,7 +404,7 @@ func TestHTSChoices(t *testing.T) {
 // class is within 0.08 of the truth.
 func TestHTSProbability(t *testing.T) {
 	sc := htsScenario(scenario.Fault)
-	a := newTestHTS(t, sc, nil, 4)
+	a := newTestHTS(t, sc, htsBase, 4)
 	var pr htsProblem
 	rng := rand.New(rand.NewPCG(4, 4))
 	for r := 0; r < 4000; r++ {
