@@ -88,7 +88,7 @@ var agents = []AgentInfo{
 		Options: []Option{optAlpha, optRound}, ContextFree: true,
 		new: func(k, dim int, cfg Config, _ uint64) (learner, error) { return newUCB1(k, dim, cfg), nil }},
 	{Name: "hts", Doc: "amt's own (recommended): hierarchical Thompson sampling over Bayesian probit models of the violation probability, a relation's angle an ordinal input; standardised, projected contexts",
-		Options: []Option{optProj, optPriorBias, optPrior, optPriorGrey, optPriorAngle, optPriorValue, optInteract, optInteractSign, optTemp, optSamples,
+		Options: []Option{optProj, optPriorBias, optPrior, optPriorGrey, optPriorAngle, optPriorValue, optInteract, optInteractSign, optInteractCurve, optTemp, optSamples,
 			optLevels, optParamWeight, optDrift},
 		Defaults: Options{"samples": "32", "proj": "64", "interact-sign": "4", "prior-value": "0.3"}, standardized: true,
 		joint: func(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (jointLearner, error) {

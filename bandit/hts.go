@@ -37,12 +37,16 @@ import (
 // is a Gaussian posterior learned online by assumed density filtering
 // (probitModel), one O(D²) rank-1 step per update.
 //
-// Two optional terms, off by default:
+// Optional terms (interact-sign and prior-value on by default, the suite's
+// choice; interact-curve off):
 //
 //   - interact-sign > 0 adds per-context slopes in the signed value, the
 //     term sign(v)·u·θ_sᵀc₊, so that the context can choose a rotation's or
 //     shear's direction (an image of one class breaks turned left, one of
 //     another turned right), which no fixed angle can.
+//   - interact-curve > 0 adds per-context slopes in u², the term
+//     u²·θ_qᵀc₊, so that the context can move the peak of the curve (an
+//     image of one class breaks most at 15°, one of another at 90°).
 //   - prior-value > 0 gives each value v an offset δ_v of its own (prior
 //     N(0, prior-value²)): the smooth curve in |v| still shares strength
 //     between neighbouring values early on, and the offsets let the model
@@ -87,7 +91,8 @@ import (
 // Per decision O(models·D²) for the posterior moments of the draw summary
 // plus O(Samples·(arms + values)) for the draws, with D = 1 + dim(z) (+ 3 +
 // dim(z) for the models of parameterised actions with interact, as many
-// with interact-sign, + the number of values with prior-value); an update
+// with interact-sign and with interact-curve, + the number of values with
+// prior-value); an update
 // is one O(D²) step.
 type hts struct {
 	scen    scenario.Scenario
@@ -116,24 +121,31 @@ const htsBasis = 3
 
 // htsGroup is one action's model.
 type htsGroup struct {
-	angle    bool // the model has value terms
-	interact bool // … and per-context slopes
-	maxAbs   float64
+	angle  bool // the model has value terms
+	maxAbs float64
+	// slopes are its blocks of per-context slopes (interact, interact-sign,
+	// interact-curve, in that order, where > 0).
+	slopes []htsSlope
 	// nres is the number of per-value offsets (prior-value > 0: one per
 	// value of the action), resOff their place in the model's weights and
 	// sres in the draw summary.
 	nres, resOff, sres int
-	// isign: the model has per-context slopes in sign(v)·u (interact-sign
-	// > 0), at sOff in the weights and ssum in the draw summary.
-	isign      bool
-	sOff, ssum int
-	prior      []float64
-	model      *probitModel
+	prior              []float64
+	model              *probitModel
 	// decision scratch: mean and Cholesky factor of the draw summary
-	// s = (θ_cᵀc, θ_b, θ_iᵀc₊), a draw w of it, Σ times its two context
-	// directions
+	// s = (θ_cᵀc, θ_b, the slopes' θᵀc₊, δ), a draw w of it, Σ times the
+	// context direction [c, 0]
 	mean, cov, w []float64
-	u, u2, u3    []float64
+	u            []float64
+}
+
+// htsSlope is one block of per-context slopes θᵀc₊ of a model: they
+// multiply the value's basis function b(v)[basis].
+type htsSlope struct {
+	basis int       // which basis function
+	off   int       // first weight in the model
+	sum   int       // entry in the draw summary
+	us    []float64 // decision scratch: Σ times the direction [0, c₊] of the block
 }
 
 // basis fills dst with b(v).
@@ -188,7 +200,7 @@ func newHTS(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (*hts, 
 		ctxPrior[i] = cfg.PriorGrey
 	}
 	newGroup := func(angle bool, values []float64) int {
-		g := &htsGroup{angle: angle, interact: angle && cfg.Interact > 0}
+		g := &htsGroup{angle: angle}
 		g.prior = append([]float64(nil), ctxPrior...)
 		n := 1
 		if angle {
@@ -203,16 +215,16 @@ func newHTS(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (*hts, 
 			}
 			n += htsBasis
 		}
-		if g.interact {
-			for _, p := range ctxPrior[1:] {
-				g.prior = append(g.prior, p*cfg.Interact)
+		for _, sl := range []struct {
+			basis int
+			sd    float64
+		}{{0, cfg.Interact}, {2, cfg.InteractSign}, {1, cfg.InteractCurve}} {
+			if !angle || sl.sd == 0 {
+				continue
 			}
-			n++
-		}
-		if angle && cfg.InteractSign > 0 {
-			g.isign, g.sOff, g.ssum = true, len(g.prior), n
+			g.slopes = append(g.slopes, htsSlope{basis: sl.basis, off: len(g.prior), sum: n})
 			for _, p := range ctxPrior[1:] {
-				g.prior = append(g.prior, p*cfg.InteractSign)
+				g.prior = append(g.prior, p*sl.sd)
 			}
 			n++
 		}
@@ -225,7 +237,10 @@ func newHTS(spec scenario.Scenario, ctx Layout, cfg Config, seed uint64) (*hts, 
 		}
 		g.model = newProbitModel(g.prior)
 		g.mean, g.cov, g.w = make([]float64, n), make([]float64, n*n), make([]float64, n)
-		g.u, g.u2, g.u3 = make([]float64, len(g.prior)), make([]float64, len(g.prior)), make([]float64, len(g.prior))
+		g.u = make([]float64, len(g.prior))
+		for i := range g.slopes {
+			g.slopes[i].us = make([]float64, len(g.prior))
+		}
 		h.groups = append(h.groups, g)
 		return len(h.groups) - 1
 	}
@@ -316,15 +331,9 @@ func (h *hts) features(g *htsGroup, b []float64, vi int) []float64 {
 	if g.angle {
 		copy(x[h.m0:], b)
 	}
-	if g.interact {
-		ib := h.m0 + htsBasis
+	for _, sl := range g.slopes {
 		for i, v := range h.c[1:] {
-			x[ib+i] = b[0] * v
-		}
-	}
-	if g.isign {
-		for i, v := range h.c[1:] {
-			x[g.sOff+i] = b[2] * v
+			x[sl.off+i] = b[sl.basis] * v
 		}
 	}
 	if g.nres > 0 {
@@ -336,26 +345,22 @@ func (h *hts) features(g *htsGroup, b []float64, vi int) []float64 {
 }
 
 // moments computes, for every group, the posterior mean and the Cholesky
-// factor of the covariance of the draw summary s = (θ_cᵀc, θ_b, θ_iᵀc₊,
-// θ_sᵀc₊, δ), from which the probit of every value is
-// s₀ + s_bᵀb(v) + s_i·u + s_s·sign(v)·u + δ_v (each term where the model
-// has it).
+// factor of the covariance of the draw summary s = (θ_cᵀc, θ_b, the slopes'
+// θᵀc₊, δ), from which the probit of every value is
+// s₀ + s_bᵀb(v) + Σ_slopes s_k·b(v)[basis_k] + δ_v (each term where the
+// model has it).
 func (h *hts) moments() {
 	m0 := h.m0
-	ib := m0 + htsBasis // start of the interaction block
 	for _, g := range h.groups {
 		mod := g.model
 		d := mod.d
 		n := len(g.mean)
-		// u = Σ[:, :m0]·c, u2 = Σ[:, ib:]·c₊
+		// u = Σ[:, :m0]·c, and per slope block us = Σ[:, off:off+m0−1]·c₊
 		for i := 0; i < d; i++ {
 			row := mod.sigma[i*d : (i+1)*d]
 			g.u[i] = dot64(row[:m0], h.c)
-			if g.interact {
-				g.u2[i] = dot64(row[ib:ib+m0-1], h.c[1:])
-			}
-			if g.isign {
-				g.u3[i] = dot64(row[g.sOff:g.sOff+m0-1], h.c[1:])
+			for _, sl := range g.slopes {
+				sl.us[i] = dot64(row[sl.off:sl.off+m0-1], h.c[1:])
 			}
 		}
 		g.mean[0] = dot64(mod.mu[:m0], h.c)
@@ -369,19 +374,15 @@ func (h *hts) moments() {
 				}
 			}
 		}
-		if g.interact {
-			g.slopeMoments(htsBasis+1, ib, g.u2, h.c, m0)
-		}
-		if g.isign {
-			k := g.ssum
-			g.slopeMoments(k, g.sOff, g.u3, h.c, m0)
-			if g.interact {
-				ki := htsBasis + 1
-				ci := dot64(g.u3[ib:ib+m0-1], h.c[1:])
-				g.cov[k*n+ki], g.cov[ki*n+k] = ci, ci
+		for j, sl := range g.slopes {
+			k := sl.sum
+			g.slopeMoments(k, sl.off, sl.us, h.c, m0)
+			for _, t := range g.slopes[:j] {
+				ct := dot64(sl.us[t.off:t.off+m0-1], h.c[1:])
+				g.cov[k*n+t.sum], g.cov[t.sum*n+k] = ct, ct
 			}
 			for r := 0; r < g.nres; r++ {
-				cr := g.u3[g.resOff+r]
+				cr := sl.us[g.resOff+r]
 				g.cov[k*n+g.sres+r], g.cov[(g.sres+r)*n+k] = cr, cr
 			}
 		}
@@ -391,10 +392,6 @@ func (h *hts) moments() {
 			g.cov[k*n], g.cov[k] = g.u[i], g.u[i]
 			for l := 1; l <= htsBasis; l++ {
 				g.cov[k*n+l], g.cov[l*n+k] = mod.sigma[i*d+m0+l-1], mod.sigma[i*d+m0+l-1]
-			}
-			if g.interact {
-				ki := htsBasis + 1
-				g.cov[k*n+ki], g.cov[ki*n+k] = g.u2[i], g.u2[i]
 			}
 			for q := 0; q < g.nres; q++ {
 				g.cov[k*n+g.sres+q] = mod.sigma[i*d+g.resOff+q]
@@ -445,11 +442,8 @@ func (h *hts) choose() htsDraw {
 			bi, bv, bp := 0, math.Inf(-1), 0.0
 			for j, b := range a.basis {
 				z := g.w[0] + g.w[1]*b[0] + g.w[2]*b[1] + g.w[3]*b[2]
-				if g.interact {
-					z += g.w[4] * b[0]
-				}
-				if g.isign {
-					z += g.w[g.ssum] * b[2]
+				for _, sl := range g.slopes {
+					z += g.w[sl.sum] * b[sl.basis]
 				}
 				if g.nres > 0 {
 					z += g.w[g.sres+a.vidx[j]]

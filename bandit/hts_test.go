@@ -332,6 +332,67 @@ func TestHTSInteractSign(t *testing.T) {
 	}
 }
 
+// When the context decides the shape of the violation curve (class 0
+// images break more the larger the angle, class 1 most at ±15° and class 2
+// at ±30°, and less beyond), interact-curve's per-context slopes in u² let
+// hts turn each image by the angle that breaks it; with one curvature for
+// all classes it cannot place every class's peak.
+func TestHTSInteractCurve(t *testing.T) {
+	sc := scenario.Scenario{Name: "curve", Objective: scenario.Fault, Arms: []scenario.Arm{
+		{Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
+	var pr htsProblem
+	prob := func(class int, v float64) float64 {
+		u := math.Abs(v) / 45
+		switch class {
+		case 0:
+			return normCDF(-1 + 2*u)
+		case 1:
+			return normCDF(0.5 - 40*(u-1./3)*(u-1./3))
+		}
+		return normCDF(0.5 - 40*(u-2./3)*(u-2./3))
+	}
+	bestFixed := 0.0
+	for _, v := range htsGrid() {
+		bestFixed = max(bestFixed, (prob(0, v)+prob(1, v)+prob(2, v))/3)
+	}
+	runSeed := func(opts Options, seed uint64) float64 {
+		a := newTestHTS(t, sc, opts, seed)
+		rng := rand.New(rand.NewPCG(seed, 11))
+		const rounds = 2000
+		viol := 0.0
+		for r := 0; r < rounds; r++ {
+			x, class := pr.context(rng)
+			c, err := a.Choose(x, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := rng.Float64() < prob(class, sc.Arms[0].Values[c.Param])
+			if bad {
+				viol++
+			}
+			if err := a.Update(x, c, bad); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return viol / rounds
+	}
+	// run returns the mean violation rate over four seeds (one seed can
+	// let the smooth model's per-value offsets come close by chance).
+	run := func(opts Options) float64 {
+		const seeds = 4
+		total := 0.0
+		for seed := uint64(6); seed < 6+seeds; seed++ {
+			total += runSeed(opts, seed)
+		}
+		return total / seeds
+	}
+	off, on := run(nil), run(Options{"interact-curve": "4"})
+	t.Logf("violation rate %.3f without per-context curvature, %.3f with; best fixed angle %.3f", off, on, bestFixed)
+	if on < bestFixed+0.15 || on < off+0.05 {
+		t.Errorf("violation rate %.3f with interact-curve (%.3f without), want ≥ the best fixed angle's %.3f + 0.15 and ≥ without + 0.05 (means over four seeds)", on, off, bestFixed)
+	}
+}
+
 // The logged probabilities are the choice frequencies of the draws, the
 // same seed gives the same choices, and bad input is rejected without
 // changing the agent.

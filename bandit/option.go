@@ -97,17 +97,18 @@ var (
 	optSamples    = intOption("samples", "lints, hts: posterior draws per decision (the probabilities are their frequencies)", "100", 1, 1000000, func(c *Config) *int { return &c.Samples })
 	optRound      = boolOption("round", "pass probabilities and costs rounded to 2 decimals to learning, as the original tool did", "false", func(c *Config) *bool { return &c.Round })
 
-	optStandardize  = boolOption("standardize", "standardise contexts online (running mean and variance, ±5 sd) before the bandits see them, projecting all but the grey-box block to proj dimensions", "false", func(c *Config) *bool { return &c.Standardize })
-	optProj         = intOption("proj", "random projections of the standardised features (the grey-box block is kept as it is); 0 = none, as when the features have no more values", "16", 0, 4096, func(c *Config) *int { return &c.Proj })
-	optPriorBias    = floatOption("prior-bias", "hts: prior sd of each model's intercept (probit scale)", "3", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorBias })
-	optPrior        = floatOption("prior", "hts: prior sd of the features' total contribution (each of the n weights has prior/√n)", "0.2", 0, 1e6, true, func(c *Config) *float64 { return &c.Prior })
-	optPriorGrey    = floatOption("prior-grey", "hts: prior sd of each grey-box weight", "0.15", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorGrey })
-	optPriorAngle   = floatOption("prior-angle", "hts: prior sd of the weights of the value basis (u, u², sign·u, u the value's magnitude over the largest)", "2", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorAngle })
-	optPriorValue   = omitAtDefault(floatOption("prior-value", "hts: prior sd of each value's own offset from the smooth curve in the value's magnitude (probit scale; 0 = none), so that a curve the basis cannot follow is still learned value by value", "0", 0, 1e6, false, func(c *Config) *float64 { return &c.PriorValue }))
-	optInteractSign = omitAtDefault(floatOption("interact-sign", "hts: prior sd of the per-context slopes in the signed value sign(v)·u, relative to the context weights' (0 = none): lets the context choose the direction of a rotation or shear", "0", 0, 1e6, false, func(c *Config) *float64 { return &c.InteractSign }))
-	optInteract     = floatOption("interact", "hts: prior sd of the per-context slopes in the value's magnitude, relative to the context weights' (0 = no such terms)", "2", 0, 1e6, false, func(c *Config) *float64 { return &c.Interact })
-	optTemp         = floatOption("temp", "hts: scale of the posterior draws' sd (1 = Thompson sampling, 0 = greedy on the posterior mean)", "0.5", 0, 100, false, func(c *Config) *float64 { return &c.Temp })
-	optLevels       = Option{Key: "levels", Doc: "hts: what the parameter level maximises: coop (its choice's violation probability times the sum of both levels' normalised rewards) or own (its own reward only, as the paper's separate bandits)", Want: "coop or own", Default: "coop",
+	optStandardize   = boolOption("standardize", "standardise contexts online (running mean and variance, ±5 sd) before the bandits see them, projecting all but the grey-box block to proj dimensions", "false", func(c *Config) *bool { return &c.Standardize })
+	optProj          = intOption("proj", "random projections of the standardised features (the grey-box block is kept as it is); 0 = none, as when the features have no more values", "16", 0, 4096, func(c *Config) *int { return &c.Proj })
+	optPriorBias     = floatOption("prior-bias", "hts: prior sd of each model's intercept (probit scale)", "3", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorBias })
+	optPrior         = floatOption("prior", "hts: prior sd of the features' total contribution (each of the n weights has prior/√n)", "0.2", 0, 1e6, true, func(c *Config) *float64 { return &c.Prior })
+	optPriorGrey     = floatOption("prior-grey", "hts: prior sd of each grey-box weight", "0.15", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorGrey })
+	optPriorAngle    = floatOption("prior-angle", "hts: prior sd of the weights of the value basis (u, u², sign·u, u the value's magnitude over the largest)", "2", 0, 1e6, true, func(c *Config) *float64 { return &c.PriorAngle })
+	optPriorValue    = omitAtDefault(floatOption("prior-value", "hts: prior sd of each value's own offset from the smooth curve in the value's magnitude (probit scale; 0 = none), so that a curve the basis cannot follow is still learned value by value", "0", 0, 1e6, false, func(c *Config) *float64 { return &c.PriorValue }))
+	optInteractSign  = omitAtDefault(floatOption("interact-sign", "hts: prior sd of the per-context slopes in the signed value sign(v)·u, relative to the context weights' (0 = none): lets the context choose the direction of a rotation or shear", "0", 0, 1e6, false, func(c *Config) *float64 { return &c.InteractSign }))
+	optInteractCurve = omitAtDefault(floatOption("interact-curve", "hts: prior sd of the per-context slopes in the squared value u², relative to the context weights' (0 = none): lets the context move the peak of the violation curve, e.g. the angle at which an image of one class breaks most", "0", 0, 1e6, false, func(c *Config) *float64 { return &c.InteractCurve }))
+	optInteract      = floatOption("interact", "hts: prior sd of the per-context slopes in the value's magnitude, relative to the context weights' (0 = no such terms)", "2", 0, 1e6, false, func(c *Config) *float64 { return &c.Interact })
+	optTemp          = floatOption("temp", "hts: scale of the posterior draws' sd (1 = Thompson sampling, 0 = greedy on the posterior mean)", "0.5", 0, 100, false, func(c *Config) *float64 { return &c.Temp })
+	optLevels        = Option{Key: "levels", Doc: "hts: what the parameter level maximises: coop (its choice's violation probability times the sum of both levels' normalised rewards) or own (its own reward only, as the paper's separate bandits)", Want: "coop or own", Default: "coop",
 		set: func(c *Config, v string) error {
 			if !slices.Contains(htsLevels, v) {
 				return fmt.Errorf("want coop or own")
@@ -163,7 +164,7 @@ var optSeed = Option{Key: "seed", Doc: "internal randomness (network initialisat
 // allOptions lists every option, for the defaults every Config starts from.
 var allOptions = []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optLambda,
 	optGammaScale, optGammaExp, optBags, optAlpha, optV, optSamples, optRound, optStandardize, optProj,
-	optPriorBias, optPrior, optPriorGrey, optPriorAngle, optPriorValue, optInteract, optInteractSign, optTemp, optLevels, optParamWeight, optDrift, optSeed}
+	optPriorBias, optPrior, optPriorGrey, optPriorAngle, optPriorValue, optInteract, optInteractSign, optInteractCurve, optTemp, optLevels, optParamWeight, optDrift, optSeed}
 
 // Options are agent parameter overrides by key (as in -agent-opts
 // k=v,... or a YAML map).
