@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/limits"
@@ -31,7 +32,8 @@ type suiteEnv struct {
 }
 
 // suiteRunVersion is part of every cached suite run's key: a change of
-// the loop or of the agents that alters runs must change it.
+// the loop or of an agent's code that alters runs must change it (a change
+// of an agent's defaults changes the key by itself).
 const suiteRunVersion = 1
 
 // RunSuite runs an agent benchmark: it computes (or reads from the sweep
@@ -281,21 +283,39 @@ func seedRangeText(seeds []uint64) string {
 	return strings.Join(parts, ",")
 }
 
-// suiteRunOf returns job j's run: from the cache, or run and cached.
-func suiteRunOf(ctx context.Context, j suiteJob, cacheDir string) (suiteRun, error) {
+// suiteRunKey returns the name of job j's file in the run cache: a hash
+// of what the run depends on — the table, the scenario, the objective, the
+// agent with its effective options (its defaults with the given ones
+// applied: a change of an agent's defaults is a new run, and an option
+// written out at its default the same run) and the seed.
+func suiteRunKey(j suiteJob) (string, error) {
 	env, spec, seed := j.cell.env, j.cell.spec, j.cell.seeds[j.seed]
+	cfg, err := bandit.Resolve(spec.Name, spec.Options)
+	if err != nil {
+		return "", fmt.Errorf("suite: agent %s: %w", spec.ID, err)
+	}
 	key, err := json.Marshal(struct {
 		Version                    int
 		Table, Scenario, Objective string
 		Variants                   []string
 		Agent, Options             string
 		Seed                       uint64
-	}{suiteRunVersion, env.table, env.sc.Name, env.rec.Objective, env.sc.Keys(), spec.Name, canonical(spec.Options), seed})
+	}{suiteRunVersion, env.table, env.sc.Name, env.rec.Objective, env.sc.Keys(), spec.Name, cfg.Canonical(spec.Name), seed})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(key)
+	return hex.EncodeToString(sum[:])[:24] + ".json", nil
+}
+
+// suiteRunOf returns job j's run: from the cache, or run and cached.
+func suiteRunOf(ctx context.Context, j suiteJob, cacheDir string) (suiteRun, error) {
+	env, spec, seed := j.cell.env, j.cell.spec, j.cell.seeds[j.seed]
+	name, err := suiteRunKey(j)
 	if err != nil {
 		return suiteRun{}, err
 	}
-	sum := sha256.Sum256(key)
-	path := filepath.Join(cacheDir, hex.EncodeToString(sum[:])[:24]+".json")
+	path := filepath.Join(cacheDir, name)
 	var r suiteRun
 	if b, err := limits.ReadFile(path, limits.JSONBytes); err == nil {
 		dec := json.NewDecoder(bytes.NewReader(b))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/sharedpath"
 	"github.com/amt-dev/amt/mr"
@@ -274,5 +275,49 @@ func TestSuiteRunCacheContext(t *testing.T) {
 	}
 	if with := runs("[phash, sut]"); with != 2*first {
 		t.Fatalf("with the grey-box block: %d cached runs, want %d (new keys)", with, 2*first)
+	}
+}
+
+// A suite run's cache key holds the agent's effective options: written
+// out at their defaults they are the same run; a value other than the
+// default (or a change of the default itself) is another run.
+func TestSuiteRunKeyOptions(t *testing.T) {
+	env := &suiteEnv{table: "table", sc: mr.Hierarchical(), rec: record.SuiteEnv{Objective: "fault"}}
+	key := func(name string, opts bandit.Options) string {
+		t.Helper()
+		cell := &suiteCell{env: env, spec: AgentSpec{ID: name, Name: name, Options: opts}, seeds: []uint64{7}}
+		k, err := suiteRunKey(suiteJob{cell: cell})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	defaults, err := bandit.Defaults("hts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := bandit.Options{}
+	for _, kv := range strings.Split(defaults.Canonical("hts"), ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		written[k] = v
+	}
+	if len(written) < 5 {
+		t.Fatalf("hts's canonical defaults %q: too few options", defaults.Canonical("hts"))
+	}
+	base := key("hts", nil)
+	if got := key("hts", written); got != base {
+		t.Errorf("hts with its defaults written out (%v): key %s, want %s as without options", written, got, base)
+	}
+	for _, opts := range []bandit.Options{{"interact-sign": "0"}, {"prior-value": "0"}, {"proj": "16"}} {
+		if key("hts", opts) == base {
+			t.Errorf("hts with %v: the key of its defaults", opts)
+		}
+	}
+	if key("lints", nil) == base {
+		t.Error("lints and hts: one key")
+	}
+	cell := &suiteCell{env: env, spec: AgentSpec{ID: "x", Name: "hts", Options: bandit.Options{"no-such": "1"}}, seeds: []uint64{7}}
+	if _, err := suiteRunKey(suiteJob{cell: cell}); err == nil || !strings.Contains(err.Error(), "no-such") {
+		t.Errorf("an unknown option: error %v, want one naming it", err)
 	}
 }
