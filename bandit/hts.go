@@ -92,8 +92,7 @@ import (
 // plus O(Samples·(arms + values)) for the draws, with D = 1 + dim(z) (+ 3 +
 // dim(z) for the models of parameterised actions with interact, as many
 // with interact-sign and with interact-curve, + the number of values with
-// prior-value); an update
-// is one O(D²) step.
+// prior-value); an update is one O(D²) step.
 type hts struct {
 	scen    scenario.Scenario
 	ctx     Layout // of the transformed contexts z
