@@ -284,48 +284,69 @@ func TestHTSPriorValue(t *testing.T) {
 	}
 }
 
+// htsAngleProblem is a scenario of one rotation action over htsGrid's
+// angles on htsProblem's contexts, where an image of class c turned by v
+// violates with probability prob(c, v).
+type htsAngleProblem struct {
+	sc   scenario.Scenario
+	prob func(class int, v float64) float64
+}
+
+func newHTSAngleProblem(name string, prob func(class int, v float64) float64) htsAngleProblem {
+	return htsAngleProblem{prob: prob, sc: scenario.Scenario{Name: name, Objective: scenario.Fault, Arms: []scenario.Arm{
+		{Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}}
+}
+
+// bestFixed returns the violation rate of the best single angle.
+func (p htsAngleProblem) bestFixed() float64 {
+	best := 0.0
+	for _, v := range htsGrid() {
+		best = max(best, (p.prob(0, v)+p.prob(1, v)+p.prob(2, v))/3)
+	}
+	return best
+}
+
+// play runs hts with opts and seed for 2,000 rounds and returns its
+// violation rate.
+func (p htsAngleProblem) play(t *testing.T, opts Options, seed uint64) float64 {
+	t.Helper()
+	var pr htsProblem
+	a := newTestHTS(t, p.sc, opts, seed)
+	rng := rand.New(rand.NewPCG(seed, 11))
+	const rounds = 2000
+	viol := 0.0
+	for r := 0; r < rounds; r++ {
+		x, class := pr.context(rng)
+		c, err := a.Choose(x, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := rng.Float64() < p.prob(class, p.sc.Arms[0].Values[c.Param])
+		if bad {
+			viol++
+		}
+		if err := a.Update(x, c, bad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return viol / rounds
+}
+
 // When the context decides the direction (class 0 images break under
 // positive angles, class 1 under negative ones, class 2 under neither),
 // interact-sign's per-context slopes in sign(v)·u let hts rotate each
 // image the way that breaks it: it beats every fixed angle, which hts
 // without them cannot.
 func TestHTSInteractSign(t *testing.T) {
-	sc := scenario.Scenario{Name: "sign", Objective: scenario.Fault, Arms: []scenario.Arm{
-		{Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
-	var pr htsProblem
-	prob := func(class int, v float64) float64 {
+	p := newHTSAngleProblem("sign", func(class int, v float64) float64 {
 		switch {
 		case class == 0 && v > 0, class == 1 && v < 0:
 			return normCDF(-1 + 3*math.Abs(v)/45)
 		}
 		return 0.1
-	}
-	bestFixed := 0.0
-	for _, v := range htsGrid() {
-		bestFixed = max(bestFixed, (prob(0, v)+prob(1, v)+prob(2, v))/3)
-	}
-	run := func(opts Options) float64 {
-		a := newTestHTS(t, sc, opts, 5)
-		rng := rand.New(rand.NewPCG(5, 11))
-		const rounds = 2000
-		viol := 0.0
-		for r := 0; r < rounds; r++ {
-			x, class := pr.context(rng)
-			c, err := a.Choose(x, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bad := rng.Float64() < prob(class, sc.Arms[0].Values[c.Param])
-			if bad {
-				viol++
-			}
-			if err := a.Update(x, c, bad); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return viol / rounds
-	}
-	off, on := run(Options{"interact-sign": "0"}), run(nil) // the defaults: interact-sign 4
+	})
+	bestFixed := p.bestFixed()
+	off, on := p.play(t, Options{"interact-sign": "0"}, 5), p.play(t, nil, 5) // the defaults: interact-sign 4
 	t.Logf("violation rate %.3f without sign slopes, %.3f with; best fixed angle %.3f", off, on, bestFixed)
 	if on < bestFixed+0.1 || off > bestFixed+0.03 {
 		t.Errorf("violation rate %.3f with interact-sign (%.3f without), want ≥ the best fixed angle's %.3f + 0.1 (and without ≤ it + 0.03)", on, off, bestFixed)
@@ -338,10 +359,7 @@ func TestHTSInteractSign(t *testing.T) {
 // hts turn each image by the angle that breaks it; with one curvature for
 // all classes it cannot place every class's peak.
 func TestHTSInteractCurve(t *testing.T) {
-	sc := scenario.Scenario{Name: "curve", Objective: scenario.Fault, Arms: []scenario.Arm{
-		{Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
-	var pr htsProblem
-	prob := func(class int, v float64) float64 {
+	p := newHTSAngleProblem("curve", func(class int, v float64) float64 {
 		u := math.Abs(v) / 45
 		switch class {
 		case 0:
@@ -350,39 +368,15 @@ func TestHTSInteractCurve(t *testing.T) {
 			return normCDF(0.5 - 40*(u-1./3)*(u-1./3))
 		}
 		return normCDF(0.5 - 40*(u-2./3)*(u-2./3))
-	}
-	bestFixed := 0.0
-	for _, v := range htsGrid() {
-		bestFixed = max(bestFixed, (prob(0, v)+prob(1, v)+prob(2, v))/3)
-	}
-	runSeed := func(opts Options, seed uint64) float64 {
-		a := newTestHTS(t, sc, opts, seed)
-		rng := rand.New(rand.NewPCG(seed, 11))
-		const rounds = 2000
-		viol := 0.0
-		for r := 0; r < rounds; r++ {
-			x, class := pr.context(rng)
-			c, err := a.Choose(x, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bad := rng.Float64() < prob(class, sc.Arms[0].Values[c.Param])
-			if bad {
-				viol++
-			}
-			if err := a.Update(x, c, bad); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return viol / rounds
-	}
+	})
+	bestFixed := p.bestFixed()
 	// run returns the mean violation rate over four seeds (one seed can
 	// let the smooth model's per-value offsets come close by chance).
 	run := func(opts Options) float64 {
 		const seeds = 4
 		total := 0.0
 		for seed := uint64(6); seed < 6+seeds; seed++ {
-			total += runSeed(opts, seed)
+			total += p.play(t, opts, seed)
 		}
 		return total / seeds
 	}
