@@ -97,11 +97,12 @@ func newTestHTS(t testing.TB, sc scenario.Scenario, opts Options, seed uint64) *
 	return a
 }
 
-// htsRun plays rounds and returns the realised mean violation rate and
-// main reward, and the share of the last quarter's parameterised choices
-// at |v| ≤ 10; late, if not nil, is called with the class and value of
-// each of those.
-func htsRun(t *testing.T, a *Agent, rounds int, seed uint64, late func(class int, v float64)) (viol, reward, small float64) {
+// htsRun plays rounds on htsProblem's contexts, where a follow-up of an
+// image of class c violates with probability prob(c, action, value), and
+// returns the realised mean violation rate and main reward, and the share
+// of the last quarter's parameterised choices at |v| ≤ 10; late, if not
+// nil, is called with the class and value of each of those.
+func htsRun(t *testing.T, a *Agent, rounds int, seed uint64, prob func(class int, action string, v float64) float64, late func(class int, v float64)) (viol, reward, small float64) {
 	t.Helper()
 	var pr htsProblem
 	rng := rand.New(rand.NewPCG(seed, 11))
@@ -126,7 +127,7 @@ func htsRun(t *testing.T, a *Agent, rounds int, seed uint64, late func(class int
 				late(class, vr.Value)
 			}
 		}
-		v := rng.Float64() < pr.prob(class, vr.Action, vr.Value)
+		v := rng.Float64() < prob(class, vr.Action, vr.Value)
 		if v {
 			viol++
 			reward += sc.MainReward(c.Arm)
@@ -160,7 +161,7 @@ func TestHTSFindsViolations(t *testing.T) {
 		}
 		oracle += best / 3
 	}
-	viol, _, small := htsRun(t, newTestHTS(t, sc, nil, 1), 2000, 1, nil)
+	viol, _, small := htsRun(t, newTestHTS(t, sc, nil, 1), 2000, 1, pr.prob, nil)
 	t.Logf("violation rate %.3f, oracle %.3f, uniform %.3f", viol, oracle, uniform)
 	if viol < oracle-0.06 || viol < uniform+0.2 {
 		t.Errorf("violation rate %.3f, want within 0.06 of the oracle %.3f (uniform %.3f)", viol, oracle, uniform)
@@ -196,7 +197,7 @@ func TestHTSLevels(t *testing.T) {
 			}
 		}
 		var n, hit float64
-		viol, _, small := htsRun(t, newTestHTS(t, sc, withOpts(htsBase, Options{"levels": levels}), 2), 2000, 2, func(class int, v float64) {
+		viol, _, small := htsRun(t, newTestHTS(t, sc, withOpts(htsBase, Options{"levels": levels}), 2), 2000, 2, pr.prob, func(class int, v float64) {
 			n++
 			if math.Abs(math.Abs(v)-opt[class]) <= 5 {
 				hit++
@@ -227,60 +228,10 @@ func TestHTSFlatAngles(t *testing.T) {
 		}
 		best = max(best, r)
 	}
-	_, reward, _ := htsRun(t, newTestHTS(t, sc, nil, 3), 1000, 3, nil)
+	_, reward, _ := htsRun(t, newTestHTS(t, sc, nil, 3), 1000, 3, htsProblem{}.prob, nil)
 	t.Logf("reward per iteration %.0f, best fixed angle %.0f", reward, best)
 	if reward < 0.7*best {
 		t.Errorf("reward per iteration %.0f < 70%% of the best fixed angle's %.0f", reward, best)
-	}
-}
-
-// When the violation curve is one the value basis cannot follow (here a
-// spike: 0.75 at +30°, 0.3 at every other angle), prior-value's per-value
-// offsets learn it value by value: hts then plays +30° most of the time
-// and comes close to it, while without them it settles on the basis's
-// best fit and misses.
-func TestHTSPriorValue(t *testing.T) {
-	sc := scenario.Scenario{Name: "spike", Objective: scenario.Fault, Arms: []scenario.Arm{
-		{Name: "rot", Action: "rot", Param: htsAngle, Values: htsGrid()}}}
-	var pr htsProblem
-	const spike, hi, lo = 30.0, 0.75, 0.3
-	run := func(opts Options) (viol, late float64) {
-		a := newTestHTS(t, sc, opts, 4)
-		rng := rand.New(rand.NewPCG(4, 11))
-		const rounds = 2000
-		var n float64
-		for r := 0; r < rounds; r++ {
-			x, _ := pr.context(rng)
-			c, err := a.Choose(x, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := sc.Arms[0].Values[c.Param]
-			p := lo
-			if v == spike {
-				p = hi
-			}
-			bad := rng.Float64() < p
-			if bad {
-				viol++
-			}
-			if r >= rounds*3/4 {
-				n++
-				if v == spike {
-					late++
-				}
-			}
-			if err := a.Update(x, c, bad); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return viol / rounds, late / n
-	}
-	vOff, lateOff := run(htsBase)
-	vOn, lateOn := run(Options{"interact-sign": "0"}) // prior-value's default, 0.3
-	t.Logf("violation rate %.3f without offsets (late share at +30°: %.2f), %.3f with (%.2f); best fixed %.2f", vOff, lateOff, vOn, lateOn, hi)
-	if lateOn < 0.7 || vOn < hi-0.1 || vOn < vOff+0.05 {
-		t.Errorf("with prior-value: violation rate %.3f (without: %.3f), late share at +30° %.2f; want ≥ %.2f, 0.05 above, and ≥ 0.7", vOn, vOff, lateOn, hi-0.1)
 	}
 }
 
@@ -306,30 +257,46 @@ func (p htsAngleProblem) bestFixed() float64 {
 	return best
 }
 
+// actionProb is prob in htsRun's form.
+func (p htsAngleProblem) actionProb(class int, _ string, v float64) float64 { return p.prob(class, v) }
+
 // play runs hts with opts and seed for 2,000 rounds and returns its
 // violation rate.
 func (p htsAngleProblem) play(t *testing.T, opts Options, seed uint64) float64 {
 	t.Helper()
-	var pr htsProblem
-	a := newTestHTS(t, p.sc, opts, seed)
-	rng := rand.New(rand.NewPCG(seed, 11))
-	const rounds = 2000
-	viol := 0.0
-	for r := 0; r < rounds; r++ {
-		x, class := pr.context(rng)
-		c, err := a.Choose(x, rng)
-		if err != nil {
-			t.Fatal(err)
+	viol, _, _ := htsRun(t, newTestHTS(t, p.sc, opts, seed), 2000, seed, p.actionProb, nil)
+	return viol
+}
+
+// When the violation curve is one the value basis cannot follow (here a
+// spike: 0.75 at +30°, 0.3 at every other angle), prior-value's per-value
+// offsets learn it value by value: hts then plays +30° most of the time
+// and comes close to it, while without them it settles on the basis's
+// best fit and misses.
+func TestHTSPriorValue(t *testing.T) {
+	const spike, hi, lo = 30.0, 0.75, 0.3
+	p := newHTSAngleProblem("spike", func(_ int, v float64) float64 {
+		if v == spike {
+			return hi
 		}
-		bad := rng.Float64() < p.prob(class, p.sc.Arms[0].Values[c.Param])
-		if bad {
-			viol++
-		}
-		if err := a.Update(x, c, bad); err != nil {
-			t.Fatal(err)
-		}
+		return lo
+	})
+	run := func(opts Options) (viol, late float64) {
+		var n float64
+		viol, _, _ = htsRun(t, newTestHTS(t, p.sc, opts, 4), 2000, 4, p.actionProb, func(_ int, v float64) {
+			n++
+			if v == spike {
+				late++
+			}
+		})
+		return viol, late / n
 	}
-	return viol / rounds
+	vOff, lateOff := run(htsBase)
+	vOn, lateOn := run(Options{"interact-sign": "0"}) // prior-value's default, 0.3
+	t.Logf("violation rate %.3f without offsets (late share at +30°: %.2f), %.3f with (%.2f); best fixed %.2f", vOff, lateOff, vOn, lateOn, hi)
+	if lateOn < 0.7 || vOn < hi-0.1 || vOn < vOff+0.05 {
+		t.Errorf("with prior-value: violation rate %.3f (without: %.3f), late share at +30° %.2f; want ≥ %.2f, 0.05 above, and ≥ 0.7", vOn, vOff, lateOn, hi-0.1)
+	}
 }
 
 // When the context decides the direction (class 0 images break under
