@@ -401,7 +401,7 @@ func (h *hts) moments() {
 }
 
 // slopeMoments fills entry k of the draw summary, the per-context slopes
-// θᵀc₊ whose weights start at off, given us = Σ[:, off:]·c₊: its mean, its
+// θᵀc₊ whose weights start at off, given us = Σ[:, off:off+m0−1]·c₊: its mean, its
 // variance and its covariances with θ_cᵀc and the basis weights.
 func (g *htsGroup) slopeMoments(k, off int, us, c []float64, m0 int) {
 	mod, n := g.model, len(g.mean)
