@@ -58,6 +58,19 @@ func (c *configFlags) declareShard(shardHelp, mergeHelp string) {
 	c.fs.BoolVar(&c.merge, "merge", false, mergeHelp)
 }
 
+// applyWorkers sets *dst to -workers, if given, after checking it against
+// the range of the configuration's workers.
+func (c *configFlags) applyWorkers(dst *int) error {
+	switch {
+	case c.workers == -1: // not given
+		return nil
+	case c.workers < 0 || c.workers > 1024:
+		return usagef("%s: -workers %d: want 0 (one per core) to 1024", c.name(), c.workers)
+	}
+	*dst = c.workers
+	return nil
+}
+
 // sharded reports whether -shard was given.
 func (c *configFlags) sharded() bool { return c.shardSpec != "" }
 
@@ -104,8 +117,8 @@ func (c *configFlags) load() (*experiments.Config, error) {
 	if err := setMaxPixels(cfg, c.maxPixels); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.name(), err)
 	}
-	if c.workers >= 0 {
-		cfg.Workers = c.workers
+	if err := c.applyWorkers(&cfg.Workers); err != nil {
+		return nil, err
 	}
 	if c.out != "" {
 		cfg.Output = c.out

@@ -29,11 +29,8 @@ func cmdSuite(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		if c.workers > 1024 {
-			return usagef("suite: -workers %d: want at most 1024", c.workers)
-		}
-		if c.workers >= 0 {
-			cfg.Workers = c.workers
+		if err := c.applyWorkers(&cfg.Workers); err != nil {
+			return err
 		}
 		p := experiments.NewProgress(env.stderr)
 		_, err = experiments.RunSuite(ctx, cfg, env.stderr, p.Report)
