@@ -60,19 +60,34 @@ func poolNext(w int) {
 	ret()
 }
 
-// pool512: per step 16 outputs. Column masks (valid input columns of the
-// step in AX): K1 [0,16), K2 [16,32), K3 [2,18), K4 [18,34); K5 outputs.
-// Vertical maxima: Z0 (columns 0-15), Z2 (16-31), Z4 (2-17), Z5 (18-33).
+// pool512: per step 16 outputs. Full steps (16 outputs whose 2·16+k−2
+// input columns lie in the row) use plain loads and stores; the last step
+// of a row is masked: its column masks, the same for every row, are
+// computed once: K1 [0,16), K2 [16,32), K3 [2,18), K4 [18,34) of its input
+// columns; K5 its outputs. Vertical maxima: Z0 (columns 0-15), Z2
+// (16-31); for k = 3, in the last step Z4 (2-17) and Z5 (18-33), in full
+// steps Z4 column 32 only (the columns 2, 4, …, 32 are the even columns
+// shifted by a lane, VALIGND). Z29 holds all ones (the NaN of
+// nanmax512).
 func pool512(k int) {
 	fn(fmt.Sprintf("maxPool%ds2AVX512", k), "dst, src *float32, inW, outW, rows, n int", "0-48")
 	p(poolHeader)
 	p("\tVMOVDQU32 poolIdx<>+0(SB), Z30")
 	p("\tVMOVDQU32 poolIdx<>+64(SB), Z31")
-	poolRow()
+	p("\tVPTERNLOGD $0xff, Z29, Z29, Z29")
+	// The last step's input columns (AX) and outputs (CX).
+	p("\tLEAQ (R11*2), AX")
 	if k == 3 {
-		p("\tINCQ AX // input columns of the row's windows: 2n+1")
+		p("\tINCQ AX")
 	}
-	p("chunk:")
+	p("\tMOVQ R11, CX")
+	p("full:")
+	p("\tCMPQ AX, $%d", 30+k)
+	p("\tJLT last")
+	p("\tSUBQ $32, AX")
+	p("\tSUBQ $16, CX")
+	p("\tJMP full")
+	p("last:")
 	masks := []struct {
 		k   string
 		sub int
@@ -87,46 +102,81 @@ func pool512(k int) {
 	p("\tMOVQ CX, DX")
 	capAt("DX", 16)
 	kmask("DX", "K5")
+	poolRow()
+	if k == 3 {
+		p("\tINCQ AX // input columns of the row's windows: 2n+1")
+	}
+	p("chunk:")
+	p("\tCMPQ AX, $%d", 30+k)
+	p("\tJLT tail")
+	pool512Step(k, false)
+	p("\tJMP next")
+	p("tail:")
+	pool512Step(k, true)
+	p("next:")
+	poolNext(16)
+}
+
+// pool512Step emits one step of pool512, masked or not.
+func pool512Step(k int, masked bool) {
+	ld := func(addr, mask, dst string) {
+		if masked {
+			p("\tVMOVUPS.Z %s, %s, %s", addr, mask, dst)
+		} else {
+			p("\tVMOVUPS %s, %s", addr, dst)
+		}
+	}
 	// Vertical maxima.
 	vert := func(off int, mask, dst string) {
-		p("\tVMOVUPS.Z %d(R12), %s, %s", off, mask, dst)
+		ld(fmt.Sprintf("%d(R12)", off), mask, dst)
 		for r := 1; r < k; r++ {
-			if r == 1 {
-				p("\tVMOVUPS.Z %d(R12)(R8*1), %s, Z6", off, mask)
-			} else {
-				p("\tVMOVUPS.Z %d(R12)(R8*2), %s, Z6", off, mask)
-			}
-			nanmax512(dst, "Z6", dst)
+			ld(fmt.Sprintf("%d(R12)(R8*%d)", off, r), mask, "Z6")
+			nanmax512(dst, "Z6")
 		}
 	}
 	vert(0, "K1", "Z0")
 	vert(64, "K2", "Z2")
-	if k == 3 {
+	if k == 3 && masked {
 		vert(8, "K3", "Z4")
 		vert(72, "K4", "Z5")
+	} else if k == 3 {
+		// Column 32 alone (lane 0 of Z4): the columns 2, 4, …, 32 are
+		// then the even ones shifted by a lane.
+		p("\tVMOVSS 128(R12), X4")
+		for r := 1; r < k; r++ {
+			p("\tVMOVSS 128(R12)(R8*%d), X6", r)
+			nanmax512("Z4", "Z6")
+		}
 	}
 	// Even and odd columns.
 	p("\tVMOVAPS Z30, Z7")
 	p("\tVPERMI2PS Z2, Z0, Z7")
 	p("\tVMOVAPS Z31, Z8")
 	p("\tVPERMI2PS Z2, Z0, Z8")
-	nanmax512("Z7", "Z8", "Z7")
-	if k == 3 {
+	if k == 3 && !masked {
+		p("\tVALIGND $1, Z7, Z4, Z9")
+	}
+	nanmax512("Z7", "Z8")
+	if k == 3 && masked {
 		p("\tVMOVAPS Z30, Z9")
 		p("\tVPERMI2PS Z5, Z4, Z9")
-		nanmax512("Z7", "Z9", "Z7")
 	}
-	p("\tVMOVUPS Z7, K5, (R13)")
-	poolNext(16)
+	if k == 3 {
+		nanmax512("Z7", "Z9")
+	}
+	if masked {
+		p("\tVMOVUPS Z7, K5, (R13)")
+	} else {
+		p("\tVMOVUPS Z7, (R13)")
+	}
 }
 
-// nanmax512 emits dst = max(a, b), NaN when either is NaN (K6 and Z10
-// scratch; dst may be a or b).
-func nanmax512(a, b, dst string) {
-	p("\tVCMPPS $3, %s, %s, K6", a, a)
-	p("\tVMAXPS %s, %s, Z10", b, a) // a > b ? a : b (b when either is NaN)
-	p("\tVMOVAPS %s, K6, Z10", a)   // a where a is NaN
-	p("\tVMOVAPS Z10, %s", dst)
+// nanmax512 emits a = max(a, b) (a > b ? a : b), NaN (all ones, from Z29)
+// when either is NaN; K6 scratch.
+func nanmax512(a, b string) {
+	p("\tVCMPPS $3, %s, %s, K6", b, a)
+	p("\tVMAXPS %s, %s, %s", b, a, a)
+	p("\tVMOVAPS Z29, K6, %s", a)
 }
 
 // pool2: per step 8 outputs. Full steps use plain loads and stores
