@@ -9,8 +9,10 @@ import "fmt"
 // the 2×2 outputs Aᵀ M A plus the bias, then for each of the (up to) 2
 // output rows the even and odd columns interleaved into 2w columns, the
 // residual added, the activation, and a store limited to the row's
-// columns. Frame: 0(SP) dst, 8(SP) m, 16(SP) res of the current tile row,
-// 24(SP) output rows left, 32(SP) tile rows left.
+// columns (full steps unmasked, the last step of a row masked: AVX-512
+// computes its masks K1, K2 once per call). Frame: 0(SP) dst, 8(SP) m,
+// 16(SP) res of the current tile row, 24(SP) output rows left, 32(SP) tile
+// rows left.
 //
 // Registers: column j of M loads into V0-V3 (rows i = 0..3 of the 4×4 tile,
 // ξ = 4i+j), t0j = (m0j+m1j)+m2j in V(4+j), t1j = (m1j−m2j)−m3j in V(8+j);
@@ -24,7 +26,8 @@ func winoOutput(w int) {
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ mStride+32(FP), R9")
 	p("\tSHLQ $2, R9")
-	p("\tLEAQ (R9)(R9*2), R13 // 3·mStride")
+	p("\tLEAQ (R9*4), R13 // 4·mStride")
+	p("\tLEAQ (R13)(R13*2), R15 // 12·mStride")
 	p("\tMOVQ ep+56(FP), R10")
 	p("\tVBROADCASTSS 8(R10), %s", v(12))
 	p("\tMOVQ dst+0(FP), AX")
@@ -42,6 +45,21 @@ func winoOutput(w int) {
 	p("\tMOVQ n+40(FP), AX")
 	p("\tTESTQ AX, AX")
 	p("\tJLE done")
+	if w == 16 {
+		// The last step's column masks, the same for every row: the
+		// columns left after the full steps of 32.
+		p("\tMOVQ cols+48(FP), DX")
+		p("full:")
+		p("\tCMPQ DX, $32")
+		p("\tJLT last")
+		p("\tSUBQ $32, DX")
+		p("\tJMP full")
+		p("last:")
+		for k, kr := range []string{"K1", "K2"} {
+			clampTo("AX", "DX", 16*k, 16)
+			kmask("AX", kr)
+		}
+	}
 	p("row:")
 	p("\tMOVQ 0(SP), DI")
 	p("\tMOVQ 8(SP), SI")
@@ -50,18 +68,14 @@ func winoOutput(w int) {
 	p("\tMOVQ n+40(FP), CX")
 	p("\tMOVQ cols+48(FP), DX")
 	p("loop:")
-	if w == 16 {
-		winoOutputStep(w, true)
-	} else {
-		// Plain loads and stores while 16 columns remain (VMASKMOVPS is
-		// slow on some CPUs), masked ones for the last step.
-		p("\tCMPQ DX, $16")
-		p("\tJLT tail")
-		winoOutputStep(w, false)
-		p("\tJMP next")
-		p("tail:")
-		winoOutputStep(w, true)
-	}
+	// Plain loads and stores while 2w columns remain, masked ones for the
+	// last step (AVX2: VMASKMOVPS is slow on some CPUs).
+	p("\tCMPQ DX, $%d", 2*w)
+	p("\tJLT tail")
+	winoOutputStep(w, false)
+	p("\tJMP next")
+	p("tail:")
+	winoOutputStep(w, true)
 	p("next:")
 	p("\tADDQ $%d, SI", 4*w)
 	p("\tADDQ $%d, DI", 8*w)
@@ -96,12 +110,6 @@ func winoOutputStep(w int, masked bool) {
 	if masked {
 		sfx = "m"
 	}
-	if w == 16 && masked {
-		for k, kr := range []string{"K1", "K2"} {
-			clampTo("AX", "DX", 16*k, 16)
-			kmask("AX", kr)
-		}
-	}
 	winoOutputCols(v)
 	for r := 0; r < 2; r++ {
 		if r == 1 {
@@ -119,7 +127,7 @@ func winoOutputStep(w int, masked bool) {
 		p("\tTESTQ R11, R11")
 		p("\tJEQ nores%d%s", r, sfx)
 		rowAddr("R11", r)
-		if w == 16 {
+		if w == 16 && masked {
 			p("\tVMOVUPS.Z (BX), K1, Z13")
 			p("\tVADDPS Z13, Z2, Z2")
 			p("\tVMOVUPS.Z 64(BX), K2, Z13")
@@ -130,21 +138,21 @@ func winoOutputStep(w int, masked bool) {
 			p("\tVMASKMOVPS 32(BX), Y15, Y13")
 			p("\tVADDPS Y13, Y3, Y3")
 		} else {
-			p("\tVADDPS (BX), Y2, Y2")
-			p("\tVADDPS 32(BX), Y3, Y3")
+			p("\tVADDPS (BX), %s, %s", v(2), v(2))
+			p("\tVADDPS %d(BX), %s, %s", 4*w, v(3), v(3))
 		}
 		p("nores%d%s:", r, sfx)
 		winoOutputAct(v, fmt.Sprintf("%d%s", r, sfx))
 		rowAddr("DI", r)
-		if w == 16 {
+		if w == 16 && masked {
 			p("\tVMOVUPS Z2, K1, (BX)")
 			p("\tVMOVUPS Z3, K2, 64(BX)")
 		} else if masked {
 			p("\tVMASKMOVPS Y2, Y14, (BX)")
 			p("\tVMASKMOVPS Y3, Y15, 32(BX)")
 		} else {
-			p("\tVMOVUPS Y2, (BX)")
-			p("\tVMOVUPS Y3, 32(BX)")
+			p("\tVMOVUPS %s, (BX)", v(2))
+			p("\tVMOVUPS %s, %d(BX)", v(3), 4*w)
 		}
 	}
 }
@@ -160,26 +168,24 @@ func rowAddr(base string, r int) {
 }
 
 // winoOutputCols emits the column pass of the output transform of one
-// step: column j of M (ξ = j + 4i at SI + ξ·mStride) into V0–V3, then
-// t0j = (m0j+m1j)+m2j into V(4+j) and t1j = (m1j−m2j)−m3j into V(8+j).
+// step: column j of M (ξ = j + 4i at SI + ξ·mStride; R13 holds 4·mStride
+// and R15 12·mStride, in bytes) into V0–V3, then t0j = (m0j+m1j)+m2j into
+// V(4+j) and t1j = (m1j−m2j)−m3j into V(8+j).
 func winoOutputCols(v func(int) string) {
 	for j := 0; j < 4; j++ {
-		// ξ = j (row 0) is at SI + j·mStride; rows i add 4i·mStride.
+		base := "BX"
 		switch j {
 		case 0:
-			p("\tMOVQ SI, BX")
+			base = "SI"
 		case 1:
 			p("\tLEAQ (SI)(R9*1), BX")
 		case 2:
 			p("\tLEAQ (SI)(R9*2), BX")
 		case 3:
-			p("\tLEAQ (SI)(R13*1), BX")
+			p("\tLEAQ (BX)(R9*1), BX")
 		}
-		for i := 0; i < 4; i++ {
-			if i > 0 {
-				p("\tLEAQ (BX)(R9*4), BX")
-			}
-			p("\tVMOVUPS (BX), %s", v(i))
+		for i, idx := range []string{"", "(R13*1)", "(R13*2)", "(R15*1)"} {
+			p("\tVMOVUPS (%s)%s, %s", base, idx, v(i))
 		}
 		vop("ADD", v(0), v(1), v(4+j))
 		vop("ADD", v(4+j), v(2), v(4+j))
@@ -255,7 +261,8 @@ func winoOutputRows(w, n int) {
 	p("\tSHLQ $2, R8")
 	p("\tMOVQ mStride+24(FP), R9")
 	p("\tSHLQ $2, R9")
-	p("\tLEAQ (R9)(R9*2), R13 // 3·mStride")
+	p("\tLEAQ (R9*4), R13 // 4·mStride")
+	p("\tLEAQ (R13)(R13*2), R15 // 12·mStride")
 	p("\tMOVQ ep+32(FP), R10")
 	p("\tVBROADCASTSS 8(R10), %s", v(12))
 	p("\tMOVQ dst+0(FP), DI")

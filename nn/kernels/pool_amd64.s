@@ -79,7 +79,7 @@ TEXT ·maxPool2s2AVX512(SB), NOSPLIT, $0-48
 	LEAQ (R11*2), AX
 	MOVQ R11, CX
 full:
-	CMPQ AX, $34
+	CMPQ AX, $32
 	JLT last
 	SUBQ $32, AX
 	SUBQ $16, CX
@@ -119,7 +119,7 @@ row:
 	MOVQ R11, CX
 	LEAQ (R11*2), AX
 chunk:
-	CMPQ AX, $34
+	CMPQ AX, $32
 	JLT tail
 	VMOVUPS 0(R12), Z0
 	VMOVUPS 0(R12)(R8*1), Z6
@@ -296,7 +296,7 @@ TEXT ·maxPool3s2AVX512(SB), NOSPLIT, $0-48
 	INCQ AX
 	MOVQ R11, CX
 full:
-	CMPQ AX, $36
+	CMPQ AX, $33
 	JLT last
 	SUBQ $32, AX
 	SUBQ $16, CX
@@ -359,7 +359,7 @@ row:
 	LEAQ (R11*2), AX
 	INCQ AX // input columns of the row's windows: 2n+1
 chunk:
-	CMPQ AX, $36
+	CMPQ AX, $33
 	JLT tail
 	VMOVUPS 0(R12), Z0
 	VMOVUPS 0(R12)(R8*1), Z6
