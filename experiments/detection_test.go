@@ -503,3 +503,43 @@ func TestDetectionGolden22192(t *testing.T) {
 		}
 	}
 }
+
+// countingCases is a caseSource of n cases of size×size pixels that counts
+// its reads.
+type countingCases struct {
+	n, size int
+	reads   map[int]int
+}
+
+func (c *countingCases) Len() int { return c.n }
+func (c *countingCases) Case(i int) (data.Case, error) {
+	c.reads[i]++
+	return data.Case{Index: i, Image: rgb.New(c.size, c.size)}, nil
+}
+
+// TestCachedCases checks that cachedCases reads a case once, gives the
+// same case again, and keeps no more than its budget of pixels: the cases
+// past it are read every time.
+func TestCachedCases(t *testing.T) {
+	side := 4
+	per := 3 * side * side
+	fit := 5
+	src := &countingCases{n: fit + 3, size: side, reads: map[int]int{}}
+	c := &cachedCases{caseSource: src, budget: fit*per + per - 1}
+	for pass := 0; pass < 3; pass++ {
+		for i := 0; i < src.n; i++ {
+			cs, err := c.Case(i)
+			if err != nil || cs.Index != i {
+				t.Fatalf("case %d: %+v, %v", i, cs.Index, err)
+			}
+		}
+	}
+	for i := 0; i < src.n; i++ {
+		if want := map[bool]int{true: 1, false: 3}[i < fit]; src.reads[i] != want {
+			t.Errorf("case %d read %d times, want %d", i, src.reads[i], want)
+		}
+	}
+	if c.bytes != fit*per {
+		t.Errorf("cache holds %d bytes, want %d (budget %d)", c.bytes, fit*per, c.budget)
+	}
+}
