@@ -75,7 +75,7 @@ func fix(b []byte) ([]byte, *Model, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph: %w", err)
 	}
-	out := pbwire.Varint(nil, modelIRVersion, uint64(m.IRVersion))
+	out := pbwire.Varint(make([]byte, 0, len(g)+len(opsets)+32), modelIRVersion, uint64(m.IRVersion))
 	out = append(out, opsets...)
 	out = pbwire.Bytes(out, modelGraph, g)
 	return out, m, nil
@@ -97,7 +97,10 @@ func parseOpset(b []byte) (domain string, version int64, err error) {
 
 func fixGraph(b []byte, g *Graph) ([]byte, error) {
 	g.Empty = map[string][]int64{}
-	var out, ins, outs []byte
+	// The rewritten graph is about as long as the original (its
+	// initializers, most of a model's bytes, are copied as they are).
+	out := make([]byte, 0, len(b)+len(b)/16)
+	var ins, outs []byte
 	err := fields(b, func(f field) error {
 		switch f.num {
 		case graphName:

@@ -175,8 +175,8 @@ func countElements(dims []int64) (int64, error) {
 // dimensions and data; a zero-element tensor becomes a one-element zero
 // tensor of the same type.
 func (t *tensorMsg) encode() []byte {
-	var out []byte
 	dims, raw, values, typed := t.dims, t.raw, t.values, t.typed
+	out := make([]byte, 0, len(raw)+len(t.name)+10*len(dims)+32)
 	if t.empty() {
 		dims, raw, values, typed = []int64{1}, nil, []uint64{0}, true
 	}
