@@ -323,9 +323,10 @@ func winoOutputRows(w, n int) {
 }
 
 // deinterleave emits a copy of rows rows of 2n (+1 when odd is 1) values
-// splitting even and odd positions: w pairs per step, then the remaining
-// pairs (AVX-512: in one masked step; AVX2: two at a time), then the odd
-// last value (to a).
+// splitting even and odd positions: w pairs per step, then AVX-512 the
+// remaining pairs and the odd last value in one masked step (its masks
+// computed once per call), AVX2 the remaining pairs two at a time, then the
+// odd last value (to a).
 func deinterleave(w int) {
 	name, v := isa(w)
 	fn("deinterleave"+name, "a, b, src *float32, n, rows, srcStride, dstStride, odd int", "0-64")
@@ -344,6 +345,30 @@ func deinterleave(w int) {
 	if w == 16 {
 		p("\tVMOVDQU32 winoIlv<>+128(SB), Z30")
 		p("\tVMOVDQU32 winoIlv<>+192(SB), Z31")
+		// The masks of the last, masked step, the same for every row:
+		// the r = n mod 16 pairs left and the odd value, K2 and K3 the
+		// 2r+odd values read (masked-off lanes do not fault), K1 the
+		// r+odd written to a, K4 the r written to b.
+		p("\tMOVQ R11, R14")
+		p("\tANDQ $15, R14")
+		lowBits := func(k ...string) {
+			p("\tMOVQ $1, R15")
+			p("\tSHLQ CX, R15")
+			p("\tDECQ R15")
+			for i, kr := range k {
+				if i > 0 {
+					p("\tSHRQ $16, R15")
+				}
+				p("\tKMOVW R15, %s", kr)
+			}
+		}
+		p("\tMOVQ R14, CX")
+		lowBits("K4")
+		p("\tADDQ BX, CX")
+		lowBits("K1")
+		p("\tLEAQ (R14)(R14*1), CX")
+		p("\tADDQ BX, CX")
+		lowBits("K2", "K3")
 	}
 	p("row:")
 	p("\tMOVQ R8, DI")
@@ -375,23 +400,8 @@ func deinterleave(w int) {
 	p("\tCMPQ CX, $%d", w)
 	p("\tJGE loop")
 	p("pairs:")
-	p("\tTESTQ CX, CX")
-	p("\tJEQ last")
 	if w == 16 {
-		// The 1–15 remaining pairs in one masked step: K2 and K3 the
-		// 2·CX values read (masked-off lanes do not fault), K1 the CX
-		// written to each half.
-		p("\tMOVQ $1, R14")
-		p("\tSHLQ CX, R14")
-		p("\tDECQ R14")
-		p("\tKMOVW R14, K1")
-		p("\tMOVQ $1, R14")
-		p("\tSHLQ CX, R14")
-		p("\tSHLQ CX, R14")
-		p("\tDECQ R14")
-		p("\tKMOVW R14, K2")
-		p("\tSHRQ $16, R14")
-		p("\tKMOVW R14, K3")
+		// The remaining pairs and the odd value in one masked step.
 		p("\tVMOVUPS.Z (SI), K2, Z0")
 		p("\tVMOVUPS.Z 64(SI), K3, Z1")
 		p("\tVMOVAPS Z30, Z2")
@@ -399,11 +409,11 @@ func deinterleave(w int) {
 		p("\tVMOVAPS Z31, Z3")
 		p("\tVPERMI2PS Z1, Z0, Z3")
 		p("\tVMOVUPS Z2, K1, (DI)")
-		p("\tVMOVUPS Z3, K1, (DX)")
-		p("\tLEAQ (SI)(CX*8), SI")
-		p("\tLEAQ (DI)(CX*4), DI")
-		p("\tJMP last")
+		p("\tVMOVUPS Z3, K4, (DX)")
+		p("\tJMP next")
 	} else {
+		p("\tTESTQ CX, CX")
+		p("\tJEQ last")
 		// Two pairs at a time in the low 128 bits, the last one alone:
 		// VMASKMOVPS would take all 1–7 at once but is microcoded and slow
 		// on some processors (AMD's among them).
@@ -420,21 +430,21 @@ func deinterleave(w int) {
 		p("\tSUBQ $2, CX")
 		p("\tJMP pairs")
 		p("one:")
+		p("\tVMOVSS (SI), X4")
+		p("\tVMOVSS X4, (DI)")
+		p("\tVMOVSS 4(SI), X4")
+		p("\tVMOVSS X4, (DX)")
+		p("\tADDQ $8, SI")
+		p("\tADDQ $4, DI")
+		p("\tADDQ $4, DX")
+		p("\tDECQ CX")
+		p("\tJMP pairs")
+		p("last:")
+		p("\tTESTQ BX, BX")
+		p("\tJEQ next")
+		p("\tVMOVSS (SI), X4")
+		p("\tVMOVSS X4, (DI)")
 	}
-	p("\tVMOVSS (SI), X4")
-	p("\tVMOVSS X4, (DI)")
-	p("\tVMOVSS 4(SI), X4")
-	p("\tVMOVSS X4, (DX)")
-	p("\tADDQ $8, SI")
-	p("\tADDQ $4, DI")
-	p("\tADDQ $4, DX")
-	p("\tDECQ CX")
-	p("\tJMP pairs")
-	p("last:")
-	p("\tTESTQ BX, BX")
-	p("\tJEQ next")
-	p("\tVMOVSS (SI), X4")
-	p("\tVMOVSS X4, (DI)")
 	p("next:")
 	p("\tADDQ R13, R10")
 	p("\tADDQ AX, R8")
