@@ -75,19 +75,16 @@ func pool512(k int) {
 	p("\tVMOVDQU32 poolIdx<>+0(SB), Z30")
 	p("\tVMOVDQU32 poolIdx<>+64(SB), Z31")
 	p("\tVPTERNLOGD $0xff, Z29, Z29, Z29")
-	// The last step's input columns (AX) and outputs (CX).
+	// The last step's input columns (AX) and outputs (CX): what the full
+	// steps of 32 and 16 leave (with k = 3, 2n+1 is odd, so its remainder
+	// is never 0 and the full steps stop at 33 columns).
 	p("\tLEAQ (R11*2), AX")
 	if k == 3 {
 		p("\tINCQ AX")
 	}
+	p("\tANDQ $31, AX")
 	p("\tMOVQ R11, CX")
-	p("full:")
-	p("\tCMPQ AX, $%d", 30+k)
-	p("\tJLT last")
-	p("\tSUBQ $32, AX")
-	p("\tSUBQ $16, CX")
-	p("\tJMP full")
-	p("last:")
+	p("\tANDQ $15, CX")
 	masks := []struct {
 		k   string
 		sub int

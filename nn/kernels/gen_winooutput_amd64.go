@@ -49,12 +49,7 @@ func winoOutput(w int) {
 		// The last step's column masks, the same for every row: the
 		// columns left after the full steps of 32.
 		p("\tMOVQ cols+48(FP), DX")
-		p("full:")
-		p("\tCMPQ DX, $32")
-		p("\tJLT last")
-		p("\tSUBQ $32, DX")
-		p("\tJMP full")
-		p("last:")
+		p("\tANDQ $31, DX")
 		for k, kr := range []string{"K1", "K2"} {
 			clampTo("AX", "DX", 16*k, 16)
 			kmask("AX", kr)

@@ -77,14 +77,9 @@ TEXT ·maxPool2s2AVX512(SB), NOSPLIT, $0-48
 	VMOVDQU32 poolIdx<>+64(SB), Z31
 	VPTERNLOGD $0xff, Z29, Z29, Z29
 	LEAQ (R11*2), AX
+	ANDQ $31, AX
 	MOVQ R11, CX
-full:
-	CMPQ AX, $32
-	JLT last
-	SUBQ $32, AX
-	SUBQ $16, CX
-	JMP full
-last:
+	ANDQ $15, CX
 	MOVQ AX, DX
 	XORQ BX, BX
 	CMPQ DX, $0
@@ -294,14 +289,9 @@ TEXT ·maxPool3s2AVX512(SB), NOSPLIT, $0-48
 	VPTERNLOGD $0xff, Z29, Z29, Z29
 	LEAQ (R11*2), AX
 	INCQ AX
+	ANDQ $31, AX
 	MOVQ R11, CX
-full:
-	CMPQ AX, $33
-	JLT last
-	SUBQ $32, AX
-	SUBQ $16, CX
-	JMP full
-last:
+	ANDQ $15, CX
 	MOVQ AX, DX
 	XORQ BX, BX
 	CMPQ DX, $0

@@ -832,12 +832,7 @@ TEXT ·winoOutputAVX512(SB), NOSPLIT, $40-80
 	TESTQ AX, AX
 	JLE done
 	MOVQ cols+48(FP), DX
-full:
-	CMPQ DX, $32
-	JLT last
-	SUBQ $32, DX
-	JMP full
-last:
+	ANDQ $31, DX
 	MOVQ DX, AX
 	XORQ BX, BX
 	CMPQ AX, $0
