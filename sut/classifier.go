@@ -150,10 +150,10 @@ func (c *Classifier) Classify(imgs []rgb.Image) ([]Prediction, error) {
 			buf = new([]float32)
 		}
 		in, err := c.input(buf, batch)
-		if err != nil {
-			return nil, fmt.Errorf("sut: classify images %d..%d: %w", start, start+len(batch)-1, err)
+		var outs []*tensor.Dense
+		if err == nil {
+			outs, err = c.m.Run(in)
 		}
-		outs, err := c.m.Run(in)
 		// The model reads its input only while it runs.
 		c.inputs.Put(buf)
 		if err != nil {
