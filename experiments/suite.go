@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,7 +147,8 @@ func relAssets(path string) string {
 // SuiteOracles computes an environment's oracle scores from its table
 // rows (image-major, in the scenario's variant order): the reward of a
 // violating follow-up is its main arm's reward under the scenario's
-// objective, as the loop scores it.
+// objective, as the loop scores it. BestPerClass is computed when every
+// image has a predicted class (PredOriginal ≥ 0: a classifier's table).
 func SuiteOracles(rows []record.Verdict, sc scenario.Scenario, images int) record.SuiteOracles {
 	vars := sc.Variants()
 	reward := make([]float64, len(vars))
@@ -161,14 +163,24 @@ func SuiteOracles(rows []record.Verdict, sc scenario.Scenario, images int) recor
 	}
 	var o record.SuiteOracles
 	sums := make([]float64, len(vars))
+	perClass := map[int][]float64{} // per predicted class, each variant's total reward
+	classes := images > 0 && len(vars) > 0
 	for i := range images {
 		best := 0.0
+		class := rows[i*len(vars)].PredOriginal
+		classes = classes && class >= 0
+		cs := perClass[class]
+		if cs == nil {
+			cs = make([]float64, len(vars))
+			perClass[class] = cs
+		}
 		for j := range vars {
 			r := rows[i*len(vars)+j]
 			if !r.Violation {
 				continue
 			}
 			sums[j] += reward[j]
+			cs[j] += reward[j]
 			o.Random += weight[j] * reward[j]
 			best = max(best, reward[j])
 		}
@@ -179,8 +191,15 @@ func SuiteOracles(rows []record.Verdict, sc scenario.Scenario, images int) recor
 			o.BestVariant, o.BestVariantKey = s, vars[j].Key()
 		}
 	}
+	if classes {
+		// The classes in order, so that the sum's rounding is the same in
+		// every run.
+		for _, c := range slices.Sorted(maps.Keys(perClass)) {
+			o.BestPerClass += slices.Max(perClass[c])
+		}
+	}
 	n := float64(images)
-	o.Random, o.BestVariant, o.PerImage = o.Random/n, o.BestVariant/n, o.PerImage/n
+	o.Random, o.BestVariant, o.PerImage, o.BestPerClass = o.Random/n, o.BestVariant/n, o.PerImage/n, o.BestPerClass/n
 	return o
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +85,10 @@ func TestSuiteRun(t *testing.T) {
 		o := e.Oracles
 		if !(o.Random <= o.BestVariant && o.BestVariant <= o.PerImage) || o.PerImage <= 0 {
 			t.Fatalf("%s: oracles %+v, want random ≤ best variant ≤ per image", e.Name, o)
+		}
+		// Both SUTs are classifiers.
+		if !(o.BestPerClass >= o.BestVariant-1e-9 && o.BestPerClass <= o.PerImage+1e-9) {
+			t.Fatalf("%s: oracles %+v, want best variant ≤ best per class ≤ per image", e.Name, o)
 		}
 		for _, r := range e.Runs {
 			for j, s := range r.Scores {
@@ -194,6 +199,47 @@ func TestSuiteOracles(t *testing.T) {
 	sc.Objective = scenario.Fault
 	if o := SuiteOracles(rows, sc, 2); o.PerImage != 1 || o.BestVariant != 1 || o.BestVariantKey != "rotation:90" {
 		t.Fatalf("fault oracles %+v", o)
+	}
+}
+
+// TestSuiteOraclesPerClass: the best variant per predicted class lies
+// between the best variant and the per-image oracle, and is left out of a
+// table without classes (a detector's, PredOriginal −1).
+func TestSuiteOraclesPerClass(t *testing.T) {
+	sc, err := mr.Builtin("rotation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := sc.Variants()
+	table := func(class []int, viol [][]string) []record.Verdict {
+		rows := make([]record.Verdict, len(class)*len(vars))
+		for i := range rows {
+			v := vars[i%len(vars)]
+			img := i / len(vars)
+			rows[i] = record.Verdict{Image: img, MR: v.Action, Param: v.Value, PredOriginal: class[img],
+				Violation: slices.Contains(viol[img], v.Key())}
+		}
+		return rows
+	}
+	viol := [][]string{{"rotation:-5", "rotation:90"}, {"rotation:90"}, {"rotation:90"}}
+	small := 10000 / math.Pow(2, 17)
+	for _, c := range []struct {
+		name  string
+		class []int
+		want  float64
+	}{
+		// Class 0 (images 0 and 2): −5° earns 10000; class 1 (image 1): 90°.
+		{"two classes", []int{0, 1, 0}, (10000 + small) / 3},
+		// One class: the best variant.
+		{"one class", []int{4, 4, 4}, 10000.0 / 3},
+		// Every image its own class: the per-image oracle.
+		{"a class per image", []int{0, 1, 2}, (10000 + 2*small) / 3},
+		{"no classes", []int{-1, -1, -1}, 0},
+	} {
+		o := SuiteOracles(table(c.class, viol), sc, 3)
+		if math.Abs(o.BestPerClass-c.want) > 1e-9 || o.BestVariant != 10000.0/3 || math.Abs(o.PerImage-(10000+2*small)/3) > 1e-9 {
+			t.Errorf("%s: oracles %+v, want best per class %v", c.name, o, c.want)
+		}
 	}
 }
 

@@ -75,7 +75,8 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 		len(s.Envs), len(s.SUTs), len(datasets), scenariosOf(s), objectivesOf(s), len(s.Agents), len(s.Seeds), "seeds "+seedRange(s.Seeds))
 	p("A run's **score** is its total reward per iteration under the environment's objective: the violation rate under `fault`, and under `paper` on the hierarchical and basic scenarios (their main arms earn 1 per violation); the mean halving reward 10000/2^(|deg|/5−1) per iteration on the rotation and shear scenarios under `paper`. ")
 	p("The **normalised score** is s = (agent − random) / (per-image oracle − random): 0 is uniform random selection (its exact expectation), 1 the oracle that picks every image's best follow-up. ")
-	p("The **best variant** is the single follow-up (relation and value) with the best score over the table, chosen in hindsight: what a practitioner would apply without an agent.\n\n")
+	p("The **best variant** is the single follow-up (relation and value) with the best score over the table, chosen in hindsight: what a practitioner would apply without an agent. ")
+	p("The **best per class** (classifiers only) applies to each image the follow-up that scores best, in hindsight, over the images the classifier puts in the same class: its lead over the best variant is what the system under test's own answer, which the grey-box context shows an agent, can gain over the best fixed choice.\n\n")
 	if claims.Agent != "" {
 		p("## The recommended agent: `%s`\n\n", claims.Agent)
 		p("- mean normalised score over the environments: **%.3f**\n", claims.MeanNorm)
@@ -158,10 +159,18 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 	}
 	p("## Normalised scores\n\n![normalised scores, agents × environments](%s)\n\n", suiteHeatMap)
 
-	envs := Table{Name: "suite-environments", Caption: "Mean score per environment (± half-width of the 95 % t interval over the seeds) and the oracles", Header: append([]string{"environment", "random (exact)", "best variant", "per-image oracle"}, ids...)}
+	envs := Table{Name: "suite-environments", Caption: "Mean score per environment (± half-width of the 95 % t interval over the seeds) and the oracles", Header: append([]string{"environment", "random (exact)", "best variant", "best per class", "per-image oracle"}, ids...)}
+	caseStudy := map[string]string{}
+	for _, u := range s.SUTs {
+		caseStudy[u.Name] = u.CaseStudy
+	}
 	for i, e := range s.Envs {
 		o := e.Oracles
-		row := []string{e.Name, fmtScore(o.Random), fmtScore(o.BestVariant) + " (" + o.BestVariantKey + ")", fmtScore(o.PerImage)}
+		perClass := "–"
+		if caseStudy[e.SUT] == "classification" {
+			perClass = fmtScore(o.BestPerClass)
+		}
+		row := []string{e.Name, fmtScore(o.Random), fmtScore(o.BestVariant) + " (" + o.BestVariantKey + ")", perClass, fmtScore(o.PerImage)}
 		for k := range ids {
 			sc := c.Cells[i][k].Score
 			row = append(row, fmtScore(sc.Mean)+" ±"+fmtScore(sc.Half))

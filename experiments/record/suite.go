@@ -116,6 +116,14 @@ type SuiteOracles struct {
 	// PerImage is the score of choosing, for every image, its best
 	// follow-up: no selection can score more.
 	PerImage float64 `json:"per_image"`
+	// BestPerClass (classifiers only; 0 and omitted for a detector) is the
+	// score of applying to every image the follow-up that scores best, in
+	// hindsight, over the images the classifier puts in the same class on
+	// the source: the best fixed choice per predicted class. An agent whose
+	// context holds the grey-box block sees that class, so its lead over
+	// BestVariant is the headroom the system under test's own answer leaves
+	// a contextual agent over the best fixed choice.
+	BestPerClass float64 `json:"best_per_class,omitempty"`
 }
 
 // Norm returns the normalised score of score, which puts random selection
@@ -173,7 +181,7 @@ func (s Suite) check() error {
 			return fmt.Errorf("environment %s has runs of %d agents, want %d", e.Name, len(e.Runs), len(s.Agents))
 		}
 		o := e.Oracles
-		for _, v := range []float64{o.Random, o.BestVariant, o.PerImage} {
+		for _, v := range []float64{o.Random, o.BestVariant, o.PerImage, o.BestPerClass} {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				return fmt.Errorf("environment %s: oracle score %v, want a finite score ≥ 0", e.Name, v)
 			}
