@@ -167,7 +167,10 @@ func SuiteOracles(rows []record.Verdict, sc scenario.Scenario, images int) recor
 	classes := images > 0 && len(vars) > 0
 	for i := range images {
 		best := 0.0
-		class := rows[i*len(vars)].PredOriginal
+		class := -1
+		if len(vars) > 0 {
+			class = rows[i*len(vars)].PredOriginal
+		}
 		classes = classes && class >= 0
 		cs := perClass[class]
 		if cs == nil {
