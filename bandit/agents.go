@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -122,7 +123,7 @@ func lookupAgent(name string) (*AgentInfo, error) {
 			return &agents[i], nil
 		}
 	}
-	return nil, fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(Agents(), ", "))
+	return nil, fmt.Errorf("unknown agent %q%s (known: %s)", name, suggest.DidYouMean(name, Agents()), strings.Join(Agents(), ", "))
 }
 
 // option returns the agent's option with key k.

@@ -307,14 +307,16 @@ func TestOptions(t *testing.T) {
 		t.Errorf("resolved %+v", cfg)
 	}
 	bad := []struct{ agent, opts, want string }{
-		{"cover", "alpha=1", `unknown option "alpha"`},
+		{"cover", "alpha=1", `unknown option "alpha" (known:`},
+		{"cover", "hiden=1", `unknown option "hiden"; did you mean "hidden"? (known:`},
 		{"cover", "hidden=-1", "hidden"},
 		{"cover", "psi=abc", "psi"},
 		{"cover", "mode=new", "legacy or modern"},
 		{"cover", "estimator=iwr", "not available for cover"},
 		{"linucb", "lambda=0", "lambda"},
 		{"lints", "samples=0", "samples"},
-		{"nope", "", "unknown agent"},
+		{"nope", "", `unknown agent "nope" (known:`},
+		{"covr", "", `unknown agent "covr"; did you mean "cover"? (known:`},
 	}
 	for _, b := range bad {
 		o, err := ParseOptions(b.opts)

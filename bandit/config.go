@@ -3,6 +3,8 @@ package bandit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // Config holds every tunable parameter of the agents. Each agent uses a
@@ -88,7 +90,7 @@ func Resolve(agent string, opts Options) (Config, error) {
 		v := opts[k]
 		o := a.option(k)
 		if o == nil {
-			return c, fmt.Errorf("agent %s: unknown option %q (known: %s)", agent, k, strings.Join(Keys(agent), ", "))
+			return c, fmt.Errorf("agent %s: unknown option %q%s (known: %s)", agent, k, suggest.DidYouMean(k, Keys(agent)), strings.Join(Keys(agent), ", "))
 		}
 		if err := o.set(&c, v); err != nil {
 			return c, fmt.Errorf("agent %s: option %s=%q: %w", agent, k, v, err)

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/internal/sharedpath"
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -195,7 +196,7 @@ func Open(spec Spec) (Source, error) {
 	case "folder":
 		return openFolder(path, Decoder{MaxPixels: spec.MaxPixels})
 	}
-	return nil, fmt.Errorf("data: unknown format %q (want one of %s)", format, strings.Join(formats, ", "))
+	return nil, fmt.Errorf("data: unknown format %q%s (want one of %s)", format, suggest.DidYouMean(format, formats), strings.Join(formats, ", "))
 }
 
 // DetectFormat guesses a data set's format from its path: a folder is

@@ -14,6 +14,7 @@ import (
 	"github.com/amt-dev/amt/experiments/gate"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/limits"
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -71,7 +72,7 @@ func (e *Experiment) Check(ctx context.Context, log io.Writer, progress Progress
 		return res, cfg.errAt("regression", "amt check tests one SUT: check each model with its own configuration, the earlier one's results as -baseline")
 	}
 	if spec.ID == "" {
-		return res, cfg.errAt("check.agent", "%q is not the id of an agent of agents (%s)%s", cc.Agent, strings.Join(ids, ", "), didYouMean(cc.Agent, ids))
+		return res, cfg.errAt("check.agent", "%q is not the id of an agent of agents (%s)%s", cc.Agent, strings.Join(ids, ", "), suggest.DidYouMean(cc.Agent, ids))
 	}
 	budget := cc.Budget
 	if budget == 0 {

@@ -134,6 +134,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad limit", "limit: 10", "limit: -2", `exp/test.yaml:7:10: data.limit: "-2" is not an integer in [0,`},
 		{"bad seeds", "seeds: 1-3", "seeds: 3-1", `exp/test.yaml:20:8: seeds: seeds "3-1": "3-1" is not a seed or an ascending range`},
 		{"bad action set", "action_set: hierarchical", "action_set: rotations", `exp/test.yaml:13:13: action_set: mr: unknown scenario "rotations"`},
+		{"bad reward", "action_set: hierarchical", "action_set:\n  name: mine\n  reward: haling\n  arms:\n    - mr: blur", `exp/test.yaml:15:11: action_set.reward: "haling" is not one of unit, halving, fault; did you mean "halving"?`},
 		{"features model", "kind: none", "kind: model", `features.model: missing required key (features.kind has model)`},
 		{"detection without coco", "case_study: classification", "case_study: detection", `data.format: "cifar10": a detection experiment needs ground-truth boxes`},
 		{"std", "  input_size: 224\n", "  input_size: 224\n  std: [1, 0, 1]\n", `sut.std: "0" is not a positive number`},

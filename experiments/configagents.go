@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/amt-dev/amt/bandit"
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // agentKeys are the keys of an agent given as a mapping.
@@ -137,7 +138,7 @@ func (p *parser) checkAgentOptions(item string, spec AgentSpec) error {
 		if !slices.Contains(keys, k) {
 			kp := p.keys[full]
 			return &ConfigError{File: p.file, Line: kp.line, Column: kp.col, Key: full,
-				Err: fmt.Errorf("agent %s has no option %q%s (its options: %s)", spec.Name, k, didYouMean(k, keys), strings.Join(keys, ", "))}
+				Err: fmt.Errorf("agent %s has no option %q%s (its options: %s)", spec.Name, k, suggest.DidYouMean(k, keys), strings.Join(keys, ", "))}
 		}
 		if _, err := bandit.Resolve(spec.Name, bandit.Options{k: spec.Options[k]}); err != nil {
 			return p.cfg.errAt(full, "%v", err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // parser reads a configuration document against the schema.
@@ -64,11 +66,7 @@ func (p *parser) mapping(n *yaml.Node, key, sp string, dst any) error {
 					return p.errf(k, full, "applies to case_study %s only; this is a %s experiment", e.study, p.cfg.CaseStudy)
 				}
 			}
-			msg := fmt.Sprintf("unknown key (known keys: %s)", strings.Join(known, ", "))
-			if s := suggest(k.Value, known); s != "" {
-				msg = fmt.Sprintf("unknown key; did you mean %q? (known keys: %s)", s, strings.Join(known, ", "))
-			}
-			return p.errf(k, full, "%s", msg)
+			return p.errf(k, full, "unknown key%s (known keys: %s)", suggest.DidYouMean(k.Value, known), strings.Join(known, ", "))
 		}
 		if _, dup := given[k.Value]; dup {
 			return p.errf(k, full, "key given twice")
@@ -142,46 +140,4 @@ func kindName(n *yaml.Node) string {
 		return "an alias"
 	}
 	return "nothing"
-}
-
-// suggest returns the known word closest to k (edit distance ≤ 2).
-func suggest(k string, known []string) string {
-	best, bd := "", 3
-	for _, c := range known {
-		if d := editDistance(k, c); d < bd {
-			best, bd = c, d
-		}
-	}
-	return best
-}
-
-// didYouMean returns "; did you mean %q?" for the closest known word, or "".
-func didYouMean(k string, known []string) string {
-	if s := suggest(k, known); s != "" {
-		return fmt.Sprintf("; did you mean %q?", s)
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return max(len(a), len(b)) // not a typo of a short word
-	}
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

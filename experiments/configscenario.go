@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -31,7 +32,7 @@ func contextKinds() reader[[]string] {
 					return nil, err
 				}
 				if !slices.Contains(kinds, s) {
-					return nil, p.errf(e, key, "%q is not one of %s%s", s, strings.Join(kinds, ", "), didYouMean(s, kinds))
+					return nil, p.errf(e, key, "%q is not one of %s%s", s, strings.Join(kinds, ", "), suggest.DidYouMean(s, kinds))
 				}
 				if slices.Contains(out, s) {
 					return nil, p.errf(e, key, "%s given twice", s)
@@ -86,7 +87,7 @@ func actionSet() reader[scenario.Scenario] {
 			if n.Kind == yaml.ScalarNode {
 				s, err := mr.Builtin(n.Value)
 				if err != nil {
-					return s, p.errf(n, key, "%v%s", err, didYouMean(n.Value, mr.BuiltinNames()))
+					return s, p.errf(n, key, "%v", err)
 				}
 				return s, nil
 			}
@@ -170,7 +171,7 @@ func mrRates() reader[map[string]float64] {
 				}
 				full := key + "." + k.Value
 				if !slices.Contains(mrs, k.Value) {
-					return nil, p.errf(k, full, "%q is not a relation of the action set (%s)%s", k.Value, strings.Join(mrs, ", "), didYouMean(k.Value, mrs))
+					return nil, p.errf(k, full, "%q is not a relation of the action set (%s)%s", k.Value, strings.Join(mrs, ", "), suggest.DidYouMean(k.Value, mrs))
 				}
 				if _, dup := out[k.Value]; dup {
 					return nil, p.errf(k, full, "relation given twice")

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // A value is how a schema key's YAML value is read and where it goes.
@@ -103,7 +105,7 @@ func listed(want string, known func(p *parser) []string, notListed func(s string
 			return "", err
 		}
 		if k := known(p); !slices.Contains(k, s) {
-			return "", p.errf(n, key, "%s%s", notListed(s, k), didYouMean(s, k))
+			return "", p.errf(n, key, "%s%s", notListed(s, k), suggest.DidYouMean(s, k))
 		}
 		return s, nil
 	}}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/amt-dev/amt/features"
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/rgb"
 )
@@ -56,7 +57,7 @@ func newExtractorFactory(cfg *Config) (func() (extractor, error), string, error)
 				list[i] = fmt.Sprintf("%s %v", t.Name, t.Shape)
 			}
 			return nil, "", cfg.errAt("features.output", "%s computes no tensor %q%s; its %d tensors (name [shape], -1 = any batch): %s",
-				filepath.Base(cfg.Features.Model), unknown.Name, didYouMean(unknown.Name, names), len(list), strings.Join(list, ", "))
+				filepath.Base(cfg.Features.Model), unknown.Name, suggest.DidYouMean(unknown.Name, names), len(list), strings.Join(list, ", "))
 		}
 		if err != nil {
 			key := "features.model"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/data"
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/nn"
 	"github.com/amt-dev/amt/nn/preprocess"
@@ -250,7 +251,7 @@ var schema = []key{
 				ids = append(ids, a.ID)
 			}
 			if !slices.Contains(ids, c.Check.Agent) {
-				return fmt.Sprintf("%q is not the id of an agent of agents (%s)%s", c.Check.Agent, strings.Join(ids, ", "), didYouMean(c.Check.Agent, ids))
+				return fmt.Sprintf("%q is not the id of an agent of agents (%s)%s", c.Check.Agent, strings.Join(ids, ", "), suggest.DidYouMean(c.Check.Agent, ids))
 			}
 			return ""
 		},

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/mr"
 )
 
@@ -121,7 +122,7 @@ func LoadSuite(path, assetsDir string) (*SuiteConfig, error) {
 		for i, c := range n.Content {
 			key := fmt.Sprintf("%s[%d]", l.key, i)
 			if c.Kind != yaml.ScalarNode || !slices.Contains(l.known, c.Value) {
-				return nil, errf(c, key, "%s: want one of %s%s", kindName(c), strings.Join(l.known, ", "), didYouMean(c.Value, l.known))
+				return nil, errf(c, key, "%s: want one of %s%s", kindName(c), strings.Join(l.known, ", "), suggest.DidYouMean(c.Value, l.known))
 			}
 			if slices.Contains(*l.dst, c.Value) {
 				return nil, errf(c, key, "%q given twice", c.Value)
@@ -197,7 +198,7 @@ func LoadSuite(path, assetsDir string) (*SuiteConfig, error) {
 		return nil, errf(given["agents"], "reference", "the reference agent %q is not among the agents (%s)", s.Reference, strings.Join(ids, ", "))
 	}
 	if s.Recommended != "" && !slices.Contains(ids, s.Recommended) {
-		return nil, errf(given["recommended"], "recommended", "%q is not among the agents (%s)%s", s.Recommended, strings.Join(ids, ", "), didYouMean(s.Recommended, ids))
+		return nil, errf(given["recommended"], "recommended", "%q is not among the agents (%s)%s", s.Recommended, strings.Join(ids, ", "), suggest.DidYouMean(s.Recommended, ids))
 	}
 	return s, nil
 }
@@ -237,7 +238,7 @@ func strictKeys(n *yaml.Node, key string, known []string, errf func(*yaml.Node, 
 		k := n.Content[i]
 		full := join(key, k.Value)
 		if k.Kind != yaml.ScalarNode || !slices.Contains(known, k.Value) {
-			return nil, errf(k, full, "unknown key%s (known keys: %s)", didYouMean(k.Value, known), strings.Join(known, ", "))
+			return nil, errf(k, full, "unknown key%s (known keys: %s)", suggest.DidYouMean(k.Value, known), strings.Join(known, ", "))
 		}
 		if given[k.Value] != nil {
 			return nil, errf(k, full, "key given twice")

@@ -16,6 +16,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/nn/kernels"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -181,7 +182,7 @@ func gridOptions() value {
 				case k.Kind != yaml.ScalarNode:
 					return p.errf(k, key, "want an option name, got %s", kindName(k))
 				case !slices.Contains(keys, k.Value):
-					return p.errf(k, full, "agent %s has no option %q%s (its options: %s)", spec.Name, k.Value, didYouMean(k.Value, keys), strings.Join(keys, ", "))
+					return p.errf(k, full, "agent %s has no option %q%s (its options: %s)", spec.Name, k.Value, suggest.DidYouMean(k.Value, keys), strings.Join(keys, ", "))
 				case g.Options[k.Value] != nil:
 					return p.errf(k, full, "option given twice")
 				}

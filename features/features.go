@@ -11,6 +11,7 @@ package features
 import (
 	"fmt"
 
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/rgb"
 )
 
@@ -71,5 +72,5 @@ func New(kind, modelPath string) (Extractor, error) {
 		}
 		return LoadModel(modelPath, ModelOptions{})
 	}
-	return nil, fmt.Errorf("features: unknown kind %q (want model, phash or none)", kind)
+	return nil, fmt.Errorf("features: unknown kind %q%s (want model, phash or none)", kind, suggest.DidYouMean(kind, []string{"model", "phash", "none"}))
 }

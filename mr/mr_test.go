@@ -53,7 +53,8 @@ func TestParse(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
 		{"", "empty relation name"},
-		{"sharpen", `unknown relation "sharpen"`},
+		{"sharpen", `unknown relation "sharpen" (known:`},
+		{"rotatoin:30", `unknown relation "rotatoin"; did you mean "rotation"? (known:`},
 		{"blur:3", `"blur" takes no parameter`},
 		{"rotation", "needs an angle in degrees in [-360, 360]"},
 		{"rotation:abc", `angle "abc" is not a number`},

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -94,6 +95,16 @@ func Lookup(name string) (Info, bool) {
 	return Info{}, false
 }
 
+// unknownRelation is the error for a name that no relation has: the
+// closest name when it looks like a typo of one, and every name.
+func unknownRelation(name string) error {
+	var names []string
+	for _, in := range Relations() {
+		names = append(names, in.Name)
+	}
+	return fmt.Errorf("unknown relation %q%s (known: %s)", name, suggest.DidYouMean(name, names), knownNames())
+}
+
 func knownNames() string {
 	var names []string
 	for _, in := range Relations() {
@@ -112,7 +123,7 @@ func knownNames() string {
 func New(name string, param float64) (Relation, error) {
 	in, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("mr: unknown relation %q (known: %s)", name, knownNames())
+		return nil, fmt.Errorf("mr: %w", unknownRelation(name))
 	}
 	if !in.Parametric() && param != 0 {
 		return nil, fmt.Errorf("mr: relation %q takes no parameter, got %v", name, param)
@@ -169,7 +180,7 @@ func parseOne(s string) (Relation, error) {
 	}
 	in, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("mr: unknown relation %q (known: %s)", name, knownNames())
+		return nil, fmt.Errorf("mr: %w", unknownRelation(name))
 	}
 	if !in.Parametric() {
 		if hasArg {

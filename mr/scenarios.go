@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/scenario"
 )
 
@@ -42,7 +43,7 @@ func Check(s scenario.Scenario) error {
 	for i, a := range s.Arms {
 		in, ok := Lookup(a.Action)
 		if !ok {
-			return fmt.Errorf("scenario %q arm %d (%q): unknown relation %q (known: %s)", s.Name, i, a.Name, a.Action, knownNames())
+			return fmt.Errorf("scenario %q arm %d (%q): %w", s.Name, i, a.Name, unknownRelation(a.Action))
 		}
 		if a.Param != in.Param {
 			return fmt.Errorf("scenario %q arm %d (%q): parameter %+v is not relation %q's %+v", s.Name, i, a.Name, a.Param, a.Action, in.Param)
@@ -217,5 +218,5 @@ func Builtin(name string) (scenario.Scenario, error) {
 			return b.build(), nil
 		}
 	}
-	return scenario.Scenario{}, fmt.Errorf("mr: unknown scenario %q (built-in: %s)", name, strings.Join(BuiltinNames(), ", "))
+	return scenario.Scenario{}, fmt.Errorf("mr: unknown scenario %q%s (built-in: %s)", name, suggest.DidYouMean(name, BuiltinNames()), strings.Join(BuiltinNames(), ", "))
 }

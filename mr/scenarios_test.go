@@ -50,6 +50,9 @@ func TestBuiltinScenarios(t *testing.T) {
 	if !slices.Equal(FlatAll().Keys(), Hierarchical().Keys()) {
 		t.Errorf("flat variants %v, want the hierarchical ones", FlatAll().Keys())
 	}
+	if _, err := Builtin("hierarchial"); err == nil || !strings.Contains(err.Error(), `unknown scenario "hierarchial"; did you mean "hierarchical"?`) {
+		t.Errorf("Builtin(hierarchial) = %v", err)
+	}
 	if _, err := Builtin("all"); err == nil || !strings.Contains(err.Error(), "hierarchical, basic, rotation, shear, flat") {
 		t.Errorf("unknown scenario error = %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/nn/kernels"
 )
 
@@ -39,7 +40,7 @@ func CheckDevice(s string) error {
 	if s == "" || slices.Contains(DeviceNames(), s) {
 		return nil
 	}
-	return fmt.Errorf("unknown device %q (want %s)", s, strings.Join(DeviceNames(), ", "))
+	return fmt.Errorf("unknown device %q%s (want %s)", s, suggest.DidYouMean(s, DeviceNames()), strings.Join(DeviceNames(), ", "))
 }
 
 // attachDevice moves a loaded model to the device o names (LoadOptions.

@@ -19,6 +19,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // command is one subcommand of amt.
@@ -115,7 +117,11 @@ func dispatch(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	usage(env.stderr)
-	return usagef("unknown command %q", name)
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return usagef("unknown command %q%s", name, suggest.DidYouMean(name, names))
 }
 
 // stopGrace is how long amt may take to stop after SIGINT or SIGTERM

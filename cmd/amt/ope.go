@@ -12,6 +12,7 @@ import (
 	"github.com/amt-dev/amt/bandit"
 	"github.com/amt-dev/amt/bandit/ope"
 	"github.com/amt-dev/amt/internal/limits"
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // opeRow is one line of amt ope's output.
@@ -129,7 +130,8 @@ func opePolicies(names []string, opts bandit.Options, k, dim int, seed uint64) (
 			agent = "epsilon-greedy"
 		}
 		if !slices.Contains(bandit.Agents(), agent) {
-			return nil, fmt.Errorf("-agents: unknown agent %q (known: uniform, greedy, %s)", name, strings.Join(bandit.Agents()[1:], ", "))
+			known := append([]string{"uniform", "greedy"}, bandit.Agents()[1:]...)
+			return nil, fmt.Errorf("-agents: unknown agent %q%s (known: %s)", name, suggest.DidYouMean(name, known), strings.Join(known, ", "))
 		}
 		mine := bandit.Options{}
 		for key, v := range opts {

@@ -11,6 +11,7 @@ import (
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/experiments/record"
 	"github.com/amt-dev/amt/internal/plural"
+	"github.com/amt-dev/amt/internal/suggest"
 	"github.com/amt-dev/amt/mr"
 	"github.com/amt-dev/amt/scenario"
 )
@@ -81,10 +82,10 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	case "fault":
 		sc.Objective = scenario.Fault
 	default:
-		return fmt.Errorf("replay: -objective: %q, want paper or fault", *objective)
+		return usagef("replay: -objective: %q is not paper or fault%s", *objective, suggest.DidYouMean(*objective, []string{"paper", "fault"}))
 	}
 	if !slices.Contains(bandit.Agents(), *agent) {
-		return usagef("replay: -agent: unknown agent %q (known: %s)", *agent, strings.Join(bandit.Agents(), ", "))
+		return usagef("replay: -agent: unknown agent %q%s (known: %s)", *agent, suggest.DidYouMean(*agent, bandit.Agents()), strings.Join(bandit.Agents(), ", "))
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {

@@ -250,7 +250,7 @@ func TestReplaySutFeaturesAndObjective(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-sut-features", feats, "-objective", "faults"}, `-objective: "faults", want paper or fault`},
+		{[]string{"-sut-features", feats, "-objective", "faults"}, `-objective: "faults" is not paper or fault; did you mean "fault"?`},
 		{[]string{"-sut-features", filepath.Join(dir, "nope.f32")}, "nope.f32"},
 		{[]string{"-sut-features", sutFeats, "-dim", "4"}, "-dim without -features"},
 	} {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // A kernelSet is one implementation of the package's innermost loops: the
@@ -184,7 +186,7 @@ func lookupSet(name string) (*kernelSet, error) {
 		}
 		return s, nil
 	}
-	return nil, fmt.Errorf("unknown kernel set %q (want one of %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("unknown kernel set %q%s (want one of %s)", name, suggest.DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // gemmGeneric is the generic set's gemm: kernelGo on full tiles, through a

@@ -87,8 +87,11 @@ func TestUse(t *testing.T) {
 	if err := Use("generic"); err != nil || activeSet() != &genericSet {
 		t.Fatalf("Use(generic) = %v, set %s", err, activeSet().name)
 	}
-	if err := Use("avx9"); err == nil || !strings.Contains(err.Error(), `unknown kernel set "avx9" (want one of`) {
+	if err := Use("avx9"); err == nil || !strings.Contains(err.Error(), `unknown kernel set "avx9"; did you mean "avx2"? (want one of`) {
 		t.Errorf("Use(avx9) = %v", err)
+	}
+	if err := Use("neon"); err == nil || !strings.Contains(err.Error(), `unknown kernel set "neon" (want one of`) {
+		t.Errorf("Use(neon) = %v", err)
 	}
 	for _, s := range sets {
 		err := Use(s.name)
