@@ -9,6 +9,7 @@ import (
 	"github.com/amt-dev/amt/data"
 	"github.com/amt-dev/amt/experiments"
 	"github.com/amt-dev/amt/internal/plural"
+	"github.com/amt-dev/amt/internal/suggest"
 )
 
 // cmdData dispatches "amt data fetch" and "amt data inspect".
@@ -34,7 +35,7 @@ func cmdData(ctx context.Context, env *cliEnv, args []string) error {
 		return nil
 	}
 	usage(env.stderr)
-	return usagef("data: unknown subcommand %q (want fetch or inspect)", args[0])
+	return usagef("data: unknown subcommand %q%s (want fetch or inspect)", args[0], suggest.DidYouMean(args[0], []string{"fetch", "inspect"}))
 }
 
 func dataFetch(ctx context.Context, env *cliEnv, args []string) error {

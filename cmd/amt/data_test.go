@@ -70,8 +70,11 @@ func TestDataInspect(t *testing.T) {
 	if _, _, err := runData(t, "inspect"); err == nil || !strings.Contains(err.Error(), "want one FILE or DIR") {
 		t.Errorf("no argument: error %v", err)
 	}
-	if _, _, err := runData(t, "frobnicate"); err == nil || !strings.Contains(err.Error(), `unknown subcommand "frobnicate"`) {
+	if _, _, err := runData(t, "frobnicate"); err == nil || !strings.Contains(err.Error(), `unknown subcommand "frobnicate" (want`) {
 		t.Errorf("bad subcommand: error %v", err)
+	}
+	if _, _, err := runData(t, "inpsect"); err == nil || !strings.Contains(err.Error(), `unknown subcommand "inpsect"; did you mean "inspect"?`) {
+		t.Errorf("misspelt subcommand: error %v", err)
 	}
 	if _, stderr, err := runData(t); err != errUsage || !strings.Contains(stderr, "amt data inspect") {
 		t.Errorf("no subcommand: error %v, stderr %q", err, stderr)
