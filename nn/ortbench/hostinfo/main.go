@@ -1,6 +1,8 @@
 // Command hostinfo prints what compare.sh reports beside its timings: the
 // host's CPU, the kernel set amt runs (AMT_KERNELS or the best available),
-// the measured FMA peak of each assembly kernel set, and the floating-point
+// the measured FMA peak of each assembly kernel set, the cross-core round
+// trip (kernels.CoreRoundTrip: what a hand-off between the kernels'
+// threads costs, with two threads or more), and the floating-point
 // operations of one image of every workload (counted by nn/kernels while
 // the model runs once), from which compare.sh derives GFLOP/s and % of
 // peak. Run from the repository:
@@ -92,6 +94,9 @@ func hostinfo(threads int, run string) error {
 		fmt.Printf("peak %.4g\n", peak)
 	} else {
 		fmt.Printf("# FMA peak: not measured (no assembly kernels in this build or on this CPU)\n")
+	}
+	if rt, err := kernels.CoreRoundTrip(5, 20*time.Millisecond); err == nil {
+		fmt.Printf("# cross-core round trip (two threads passing a cache line back and forth), median of 5: %.0f ns\n", float64(rt.Nanoseconds()))
 	}
 
 	ws, err := ortbench.Workloads()
