@@ -194,7 +194,7 @@ var schema = []key{
 		doc: "the objective: " + objectiveDocs()},
 	{path: "action_set.arms", required: true, val: bind(arms(), func(s *scenarioSpec) *[]scenario.Arm { return &s.Arms }),
 		doc: "the arms; an arm with several parameter values gets a parameter bandit, one with one value is flat"},
-	{path: "action_set.arms[].mr", required: true, val: bind(oneOf(relationNames), func(a *scenario.Arm) *string { return &a.Action }),
+	{path: "action_set.arms[].mr", required: true, val: bind(oneOf(mr.Names), func(a *scenario.Arm) *string { return &a.Action }),
 		doc: "the arm's relation (amt mrs lists them with their parameter, unit and range)"},
 	{path: "action_set.arms[].params", val: bind(grid(), func(a *scenario.Arm) *[]float64 { return &a.Values }),
 		doc: "the parameter values, in the relation's unit; a relation without a parameter takes none"},
@@ -337,15 +337,6 @@ var schema = []key{
 // defaultCheck is the check section's defaults.
 func defaultCheck(c *Config) CheckConfig {
 	return CheckConfig{Agent: c.Agents[0].ID, Seed: c.Seeds[0], Margin: 2, Alpha: 0.05, Audit: 1}
-}
-
-// relationNames lists package mr's relations.
-func relationNames() []string {
-	var out []string
-	for _, in := range mr.Relations() {
-		out = append(out, in.Name)
-	}
-	return out
 }
 
 // objectiveDocs describes the objectives a scenario may name.

@@ -95,14 +95,19 @@ func Lookup(name string) (Info, bool) {
 	return Info{}, false
 }
 
-// unknownRelation is the error for a name that no relation has: the
-// closest name when it looks like a typo of one, and every name.
-func unknownRelation(name string) error {
+// Names returns the relations' registry names, in the registry's order.
+func Names() []string {
 	var names []string
 	for _, in := range Relations() {
 		names = append(names, in.Name)
 	}
-	return fmt.Errorf("unknown relation %q%s (known: %s)", name, suggest.DidYouMean(name, names), knownNames())
+	return names
+}
+
+// unknownRelation is the error for a name that no relation has: the
+// closest name when it looks like a typo of one, and every name.
+func unknownRelation(name string) error {
+	return fmt.Errorf("unknown relation %q%s (known: %s)", name, suggest.DidYouMean(name, Names()), knownNames())
 }
 
 func knownNames() string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/amt-dev/amt/bandit"
@@ -84,8 +83,8 @@ func cmdReplay(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usagef("replay: -objective: %q is not paper or fault%s", *objective, suggest.DidYouMean(*objective, []string{"paper", "fault"}))
 	}
-	if !slices.Contains(bandit.Agents(), *agent) {
-		return usagef("replay: -agent: unknown agent %q%s (known: %s)", *agent, suggest.DidYouMean(*agent, bandit.Agents()), strings.Join(bandit.Agents(), ", "))
+	if _, err := bandit.Defaults(*agent); err != nil {
+		return usagef("replay: -agent: %w", err)
 	}
 	opts, err := bandit.ParseOptions(*agentOpts)
 	if err != nil {
