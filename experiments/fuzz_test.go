@@ -56,3 +56,43 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSuite: no suite document makes the suite parser panic; every error
+// is one line naming the file; an accepted suite has what a run needs.
+func FuzzSuite(f *testing.F) {
+	shipped, _ := filepath.Glob(filepath.Join("configs", "suite*.yaml"))
+	for _, p := range shipped {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, doc := range []string{
+		"", "suts: []\n", "name: s\nagents: [random]\nseeds: 1\nfeatures: {kind: model}\nsuts: [{name: a}]\n",
+		"name: s\nagents: &a [random]\nseeds: 1\nfeatures: {kind: model}\nsuts: [{name: a, case_study: classification, data: *a, sut: *a}]\n",
+		"name: s\nworkers: 99999999999999999999\n",
+	} {
+		f.Add([]byte(doc))
+	}
+	assets, err := sharedpath.Find("assets")
+	if err != nil {
+		assets = f.TempDir()
+	}
+	name := filepath.Join(f.TempDir(), "suite.yaml")
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		s, err := parseSuite(doc, name, assets)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), name) {
+				t.Fatalf("error %q (%T) does not name the file", err, err)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			return
+		}
+		if s.Name == "" || len(s.SUTs) == 0 || len(s.Agents) == 0 || len(s.Seeds) == 0 {
+			t.Fatalf("accepted an incomplete suite: %+v", s)
+		}
+	})
+}

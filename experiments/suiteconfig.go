@@ -62,6 +62,11 @@ func LoadSuite(path, assetsDir string) (*SuiteConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSuite(b, path, assetsDir)
+}
+
+// parseSuite is LoadSuite on the document b of the file path.
+func parseSuite(b []byte, path, assetsDir string) (*SuiteConfig, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
 		return nil, yamlError(path, err)
