@@ -124,3 +124,37 @@ func TestCOCOPixelBudget(t *testing.T) {
 		t.Errorf("Case: error %v", err)
 	}
 }
+
+// FuzzDecodeImage: no file makes the decoder panic; an error is one line;
+// a decoded image has the size its header declares, within the budget.
+func FuzzDecodeImage(f *testing.F) {
+	for _, name := range []string{"cmyk.jpg", "gray.jpg", "palette.png", "rgba.png"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("\x89PNG\r\n\x1a\n"))
+	f.Add([]byte("\xff\xd8\xff"))
+	d := Decoder{MaxPixels: 1 << 16} // small, so that the fuzzer reaches the budget
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		img, err := d.Decode(bytes.NewReader(raw))
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			return
+		}
+		cfg, _, err := d.Config(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatalf("decoded, but the header is refused: %v", err)
+		}
+		if img.W != cfg.Width || img.H != cfg.Height || int64(img.W)*int64(img.H) > 1<<16 {
+			t.Fatalf("decoded %d×%d, header %d×%d, budget %d pixels", img.W, img.H, cfg.Width, cfg.Height, 1<<16)
+		}
+		if len(img.Pix) != 3*img.W*img.H {
+			t.Fatalf("%d×%d image with %d values", img.W, img.H, len(img.Pix))
+		}
+	})
+}
