@@ -14,21 +14,9 @@ import (
 // error is one line, a *ConfigError naming the file; an accepted
 // configuration has what a run needs.
 func FuzzConfig(f *testing.F) {
-	shipped, _ := filepath.Glob(filepath.Join("configs", "*.yaml"))
-	for _, p := range shipped {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	for _, doc := range []string{
-		"", "---\n---\n", "name: x\n", "name: [a\n", "seeds: 18446744073709551615\n", "seeds: 1-1000000000000\n",
+	addSeeds(f, filepath.Join("configs", "*.yaml"), "", "---\n---\n", "name: x\n", "name: [a\n", "seeds: 18446744073709551615\n", "seeds: 1-1000000000000\n",
 		"action_set: {name: a, arms: [{mr: rotation, params: -360:360:0.001}]}\n",
-		"agents: [{cover: {hidden: 1e9}}]\n", "data: &a {path: *a}\n", "name: !!binary aGk=\n",
-	} {
-		f.Add([]byte(doc))
-	}
+		"agents: [{cover: {hidden: 1e9}}]\n", "data: &a {path: *a}\n", "name: !!binary aGk=\n")
 	// Relative paths resolve beside the (non-existent) file and in the
 	// assets, when they are here; nothing is written either way.
 	assets, err := sharedpath.Find("assets")
@@ -60,21 +48,9 @@ func FuzzConfig(f *testing.F) {
 // FuzzSuite: no suite document makes the suite parser panic; every error
 // is one line naming the file; an accepted suite has what a run needs.
 func FuzzSuite(f *testing.F) {
-	shipped, _ := filepath.Glob(filepath.Join("configs", "suite*.yaml"))
-	for _, p := range shipped {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	for _, doc := range []string{
-		"", "suts: []\n", "name: s\nagents: [random]\nseeds: 1\nfeatures: {kind: model}\nsuts: [{name: a}]\n",
+	addSeeds(f, filepath.Join("configs", "suite*.yaml"), "", "suts: []\n", "name: s\nagents: [random]\nseeds: 1\nfeatures: {kind: model}\nsuts: [{name: a}]\n",
 		"name: s\nagents: &a [random]\nseeds: 1\nfeatures: {kind: model}\nsuts: [{name: a, case_study: classification, data: *a, sut: *a}]\n",
-		"name: s\nworkers: 99999999999999999999\n",
-	} {
-		f.Add([]byte(doc))
-	}
+		"name: s\nworkers: 99999999999999999999\n")
 	assets, err := sharedpath.Find("assets")
 	if err != nil {
 		assets = f.TempDir()
@@ -95,4 +71,20 @@ func FuzzSuite(f *testing.F) {
 			t.Fatalf("accepted an incomplete suite: %+v", s)
 		}
 	})
+}
+
+// addSeeds adds the files matching pattern and the documents docs to f's
+// seed corpus.
+func addSeeds(f *testing.F, pattern string, docs ...string) {
+	files, _ := filepath.Glob(pattern)
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, doc := range docs {
+		f.Add([]byte(doc))
+	}
 }
