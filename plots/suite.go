@@ -36,7 +36,23 @@ type SuiteClaims struct {
 	// FaultEnvs counts the fault-objective environments, FaultBeatsBest
 	// those where it beats the best single variant in hindsight.
 	FaultEnvs, FaultBeatsBest int
+	// ByHeadroom counts the same over the fault environments of
+	// classifiers whose best variant per class leads the best variant by
+	// at least each of SuiteHeadroom: the headroom the system under
+	// test's answer leaves an adaptive agent.
+	ByHeadroom []HeadroomCount
 }
+
+// HeadroomCount is an agent's wins over the best variant on the fault
+// environments of at least Min headroom (best per class − best variant).
+type HeadroomCount struct {
+	Min         float64
+	Envs, Beats int
+}
+
+// SuiteHeadroom are the headroom thresholds of SuiteClaims.ByHeadroom, in
+// the objective's units (violation rate: 0.01 is one point).
+var SuiteHeadroom = []float64{0.01, 0.02, 0.03, 0.05}
 
 // RenderSuite draws a suite's report from its folder's suite.json:
 // report.md, the critical-difference diagram, the heat map of normalised
@@ -83,7 +99,19 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 		p("- in the top group of the critical-difference diagram (mean rank within CD = %.3f of the best): **%s**\n", c.CD, yesNo(claims.TopGroup))
 		p("- significantly worse than `%s` (paired t-test over seeds, Holm over environments, α = %.2f): on **%d** of %d environments\n", s.Reference, analysis.SuiteAlpha, claims.WorseThanRef, len(s.Envs))
 		p("- no significant loss against any other agent on **%.1f %%** of the environments\n", 100*claims.LossFree)
-		p("- under the fault objective it beats the best single variant in hindsight on **%d of %d** environments (%.1f %%)\n\n", claims.FaultBeatsBest, claims.FaultEnvs, 100*float64(claims.FaultBeatsBest)/float64(max(claims.FaultEnvs, 1)))
+		p("- under the fault objective it beats the best single variant in hindsight on **%d of %d** environments (%.1f %%)\n", claims.FaultBeatsBest, claims.FaultEnvs, 100*float64(claims.FaultBeatsBest)/float64(max(claims.FaultEnvs, 1)))
+		var mins, counts []string
+		for _, h := range claims.ByHeadroom {
+			if h.Envs > 0 {
+				mins = append(mins, fmt.Sprintf("%g", 100*h.Min))
+				counts = append(counts, fmt.Sprintf("%d of %d (%.0f %%)", h.Beats, h.Envs, 100*float64(h.Beats)/float64(h.Envs)))
+			}
+		}
+		if len(mins) > 0 {
+			p("- the same on the fault environments of classifiers whose best variant per class leads the best variant by at least %s points (the headroom the system under test's answer leaves an agent): %s\n",
+				strings.Join(mins, ", "), strings.Join(counts, ", "))
+		}
+		p("\n")
 	}
 	for _, tu := range s.Tuning {
 		p("## Tuning `%s` on the suite\n\n", tu.Agent)
@@ -218,16 +246,33 @@ func suiteClaims(c analysis.SuiteComparison) SuiteClaims {
 // agentClaims checks the claims of agent k.
 func agentClaims(c analysis.SuiteComparison, k int) SuiteClaims {
 	s := c.Suite
-	cl := SuiteClaims{Agent: s.Agents[k].ID, MeanNorm: c.MeanNorm[k], TopGroup: slices.Contains(c.TopGroup(), k), LossFree: c.LossFree(k)}
+	cl := SuiteClaims{Agent: s.Agents[k].ID, MeanNorm: c.MeanNorm[k], TopGroup: slices.Contains(c.TopGroup(), k), LossFree: c.LossFree(k),
+		ByHeadroom: make([]HeadroomCount, len(SuiteHeadroom))}
+	for j, t := range SuiteHeadroom {
+		cl.ByHeadroom[j].Min = t
+	}
 	for i, e := range s.Envs {
 		cell := c.Cells[i][k]
 		if cell.VsReferenceHolm < analysis.SuiteAlpha && cell.VsReference.Diff.Mean < 0 {
 			cl.WorseThanRef++
 		}
-		if e.Objective == "fault" {
-			cl.FaultEnvs++
-			if cell.Score.Mean > e.Oracles.BestVariant {
-				cl.FaultBeatsBest++
+		if e.Objective != "fault" {
+			continue
+		}
+		beats := cell.Score.Mean > e.Oracles.BestVariant
+		cl.FaultEnvs++
+		if beats {
+			cl.FaultBeatsBest++
+		}
+		if e.Oracles.BestPerClass == 0 {
+			continue // a detector: no classes
+		}
+		for j, t := range SuiteHeadroom {
+			if e.Oracles.BestPerClass-e.Oracles.BestVariant >= t-1e-9 {
+				cl.ByHeadroom[j].Envs++
+				if beats {
+					cl.ByHeadroom[j].Beats++
+				}
 			}
 		}
 	}
