@@ -38,7 +38,7 @@ type SuiteClaims struct {
 	FaultEnvs, FaultBeatsBest int
 	// ByHeadroom counts the same over the fault environments of
 	// classifiers whose best variant per class leads the best variant by
-	// at least each of SuiteHeadroom: the headroom the system under
+	// at least each of suiteHeadroom: the headroom the system under
 	// test's answer leaves an adaptive agent.
 	ByHeadroom []HeadroomCount
 }
@@ -50,9 +50,11 @@ type HeadroomCount struct {
 	Envs, Beats int
 }
 
-// SuiteHeadroom are the headroom thresholds of SuiteClaims.ByHeadroom, in
-// the objective's units (violation rate: 0.01 is one point).
-var SuiteHeadroom = []float64{0.01, 0.02, 0.03, 0.05}
+// suiteHeadroom are the headroom thresholds of SuiteClaims.ByHeadroom, in
+// the objective's units (violation rate: 0.01 is one point). A headroom
+// counts as reaching a threshold within 1e-9: both are rates rounded in
+// float64 (0.52 − 0.5 is 0.020000000000000018, 0.3 − 0.28 is 0.019999999999999962).
+var suiteHeadroom = []float64{0.01, 0.02, 0.03, 0.05}
 
 // RenderSuite draws a suite's report from its folder's suite.json:
 // report.md, the critical-difference diagram, the heat map of normalised
@@ -247,8 +249,8 @@ func suiteClaims(c analysis.SuiteComparison) SuiteClaims {
 func agentClaims(c analysis.SuiteComparison, k int) SuiteClaims {
 	s := c.Suite
 	cl := SuiteClaims{Agent: s.Agents[k].ID, MeanNorm: c.MeanNorm[k], TopGroup: slices.Contains(c.TopGroup(), k), LossFree: c.LossFree(k),
-		ByHeadroom: make([]HeadroomCount, len(SuiteHeadroom))}
-	for j, t := range SuiteHeadroom {
+		ByHeadroom: make([]HeadroomCount, len(suiteHeadroom))}
+	for j, t := range suiteHeadroom {
 		cl.ByHeadroom[j].Min = t
 	}
 	for i, e := range s.Envs {
@@ -267,7 +269,7 @@ func agentClaims(c analysis.SuiteComparison, k int) SuiteClaims {
 		if e.Oracles.BestPerClass == 0 {
 			continue // a detector: no classes
 		}
-		for j, t := range SuiteHeadroom {
+		for j, t := range suiteHeadroom {
 			if e.Oracles.BestPerClass-e.Oracles.BestVariant >= t-1e-9 {
 				cl.ByHeadroom[j].Envs++
 				if beats {
