@@ -53,7 +53,8 @@ type HeadroomCount struct {
 // suiteHeadroom are the headroom thresholds of SuiteClaims.ByHeadroom, in
 // the objective's units (violation rate: 0.01 is one point). A headroom
 // counts as reaching a threshold within 1e-9: both are rates rounded in
-// float64 (0.52 − 0.5 is 0.020000000000000018, 0.3 − 0.28 is 0.019999999999999962).
+// float64 (0.52 − 0.5 is 0.020000000000000018, 0.3 − 0.28 is
+// 0.019999999999999962).
 var suiteHeadroom = []float64{0.01, 0.02, 0.03, 0.05}
 
 // RenderSuite draws a suite's report from its folder's suite.json:
