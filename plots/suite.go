@@ -191,14 +191,11 @@ func RenderSuite(dir string) (analysis.SuiteComparison, SuiteClaims, error) {
 	p("## Normalised scores\n\n![normalised scores, agents × environments](%s)\n\n", suiteHeatMap)
 
 	envs := Table{Name: "suite-environments", Caption: "Mean score per environment (± half-width of the 95 % t interval over the seeds) and the oracles", Header: append([]string{"environment", "random (exact)", "best variant", "best per class", "per-image oracle"}, ids...)}
-	caseStudy := map[string]string{}
-	for _, u := range s.SUTs {
-		caseStudy[u.Name] = u.CaseStudy
-	}
+	classifier := classifiers(s)
 	for i, e := range s.Envs {
 		o := e.Oracles
 		perClass := "–"
-		if caseStudy[e.SUT] == "classification" {
+		if classifier[e.SUT] {
 			perClass = fmtScore(o.BestPerClass)
 		}
 		row := []string{e.Name, fmtScore(o.Random), fmtScore(o.BestVariant) + " (" + o.BestVariantKey + ")", perClass, fmtScore(o.PerImage)}
@@ -249,6 +246,7 @@ func suiteClaims(c analysis.SuiteComparison) SuiteClaims {
 // agentClaims checks the claims of agent k.
 func agentClaims(c analysis.SuiteComparison, k int) SuiteClaims {
 	s := c.Suite
+	classifier := classifiers(s)
 	cl := SuiteClaims{Agent: s.Agents[k].ID, MeanNorm: c.MeanNorm[k], TopGroup: slices.Contains(c.TopGroup(), k), LossFree: c.LossFree(k),
 		ByHeadroom: make([]HeadroomCount, len(suiteHeadroom))}
 	for j, t := range suiteHeadroom {
@@ -267,7 +265,7 @@ func agentClaims(c analysis.SuiteComparison, k int) SuiteClaims {
 		if beats {
 			cl.FaultBeatsBest++
 		}
-		if e.Oracles.BestPerClass == 0 {
+		if !classifier[e.SUT] {
 			continue // a detector: no classes
 		}
 		for j, t := range suiteHeadroom {
@@ -280,6 +278,16 @@ func agentClaims(c analysis.SuiteComparison, k int) SuiteClaims {
 		}
 	}
 	return cl
+}
+
+// classifiers reports, by name, which of the suite's systems under test
+// are classifiers: those with a best variant per class.
+func classifiers(s record.Suite) map[string]bool {
+	m := map[string]bool{}
+	for _, u := range s.SUTs {
+		m[u.Name] = u.CaseStudy == "classification"
+	}
+	return m
 }
 
 func scenariosOf(s record.Suite) string {
