@@ -17,13 +17,7 @@ func FuzzConfig(f *testing.F) {
 	addSeeds(f, filepath.Join("configs", "*.yaml"), "", "---\n---\n", "name: x\n", "name: [a\n", "seeds: 18446744073709551615\n", "seeds: 1-1000000000000\n",
 		"action_set: {name: a, arms: [{mr: rotation, params: -360:360:0.001}]}\n",
 		"agents: [{cover: {hidden: 1e9}}]\n", "data: &a {path: *a}\n", "name: !!binary aGk=\n")
-	// Relative paths resolve beside the (non-existent) file and in the
-	// assets, when they are here; nothing is written either way.
-	assets, err := sharedpath.Find("assets")
-	if err != nil {
-		assets = f.TempDir()
-	}
-	name := filepath.Join(f.TempDir(), "fuzz.yaml")
+	name, assets := fuzzPaths(f, "fuzz.yaml")
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		cfg, err := parseConfig(doc, name, assets)
 		if err != nil {
@@ -51,11 +45,7 @@ func FuzzSuite(f *testing.F) {
 	addSeeds(f, filepath.Join("configs", "suite*.yaml"), "", "suts: []\n", "name: s\nagents: [random]\nseeds: 1\nfeatures: {kind: model}\nsuts: [{name: a}]\n",
 		"name: s\nagents: &a [random]\nseeds: 1\nfeatures: {kind: model}\nsuts: [{name: a, case_study: classification, data: *a, sut: *a}]\n",
 		"name: s\nworkers: 99999999999999999999\n")
-	assets, err := sharedpath.Find("assets")
-	if err != nil {
-		assets = f.TempDir()
-	}
-	name := filepath.Join(f.TempDir(), "suite.yaml")
+	name, assets := fuzzPaths(f, "suite.yaml")
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		s, err := parseSuite(doc, name, assets)
 		if err != nil {
@@ -87,4 +77,16 @@ func addSeeds(f *testing.F, pattern string, docs ...string) {
 	for _, doc := range docs {
 		f.Add([]byte(doc))
 	}
+}
+
+// fuzzPaths returns the path a fuzzed document claims to be read from (a
+// file that does not exist, in a temporary folder) and the assets folder
+// its relative paths resolve in: the shared assets when they are here,
+// else an empty folder. Nothing is written either way.
+func fuzzPaths(f *testing.F, file string) (name, assets string) {
+	assets, err := sharedpath.Find("assets")
+	if err != nil {
+		assets = f.TempDir()
+	}
+	return filepath.Join(f.TempDir(), file), assets
 }
