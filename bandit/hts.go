@@ -355,12 +355,9 @@ func (h *hts) moments() {
 		d := mod.d
 		n := len(g.mean)
 		// u = Σ[:, :m0]·c, and per slope block us = Σ[:, off:off+m0−1]·c₊
-		for i := 0; i < d; i++ {
-			row := mod.sigma[i*d : (i+1)*d]
-			g.u[i] = dot64(row[:m0], h.c)
-			for _, sl := range g.slopes {
-				sl.us[i] = dot64(row[sl.off:sl.off+m0-1], h.c[1:])
-			}
+		mulRows(g.u[:d], mod.sigma, d, 0, h.c)
+		for _, sl := range g.slopes {
+			mulRows(sl.us[:d], mod.sigma, d, sl.off, h.c[1:])
 		}
 		g.mean[0] = dot64(mod.mu[:m0], h.c)
 		g.cov[0] = max(dot64(g.u[:m0], h.c), 0)
@@ -415,15 +412,22 @@ func (g *htsGroup) slopeMoments(k, off int, us, c []float64, m0 int) {
 }
 
 // draw fills every group's w with a draw of its summary: mean + temp·L·ε.
+// Each w_l is mean_l + Σ_{k≤l} L_lk·temp·ε_k summed in k order, the ε_k
+// drawn in k order.
 func (h *hts) draw() {
 	for _, g := range h.groups {
 		n := len(g.mean)
-		copy(g.w, g.mean)
-		for k := 0; k < n; k++ {
-			e := h.cfg.Temp * h.rng.NormFloat64()
-			for l := k; l < n; l++ {
-				g.w[l] += g.cov[l*n+k] * e
+		e := g.w // ε first, then overwritten row by row from the last
+		for k := range n {
+			e[k] = h.cfg.Temp * h.rng.NormFloat64()
+		}
+		for l := n - 1; l >= 0; l-- {
+			row := g.cov[l*n : l*n+l+1]
+			s := g.mean[l]
+			for k, v := range row {
+				s += v * e[k]
 			}
+			g.w[l] = s
 		}
 	}
 }

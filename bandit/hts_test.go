@@ -529,3 +529,32 @@ func FuzzHTS(f *testing.F) {
 		}
 	})
 }
+
+// draw sums each w_l = mean_l + Σ_k L_lk·temp·ε_k in k order with the ε_k
+// drawn in k order: bit for bit the column-by-column accumulation it
+// replaced.
+func TestHTSDrawOrder(t *testing.T) {
+	a := newTestHTS(t, htsScenario(scenario.Fault), nil, 3)
+	var pr htsProblem
+	htsRun(t, a, 300, 3, pr.prob, nil)
+	h := a.joint.(*hts)
+	h.moments()
+	h.rng = rand.New(rand.NewPCG(9, 9))
+	h.draw()
+	ref := rand.New(rand.NewPCG(9, 9))
+	for gi, g := range h.groups {
+		n := len(g.mean)
+		w := append([]float64(nil), g.mean...)
+		for k := 0; k < n; k++ {
+			e := h.cfg.Temp * ref.NormFloat64()
+			for l := k; l < n; l++ {
+				w[l] += g.cov[l*n+k] * e
+			}
+		}
+		for l := range w {
+			if math.Float64bits(w[l]) != math.Float64bits(g.w[l]) {
+				t.Fatalf("group %d: w[%d] = %v, column order gives %v", gi, l, g.w[l], w[l])
+			}
+		}
+	}
+}

@@ -127,14 +127,7 @@ func scaled(v, mean, m2, n, clip float64) float64 {
 // project fills s.pz with the projections of s.z's first in − keep values.
 func (s *Standardizer) project() {
 	m := s.in - s.keep
-	for j := 0; j < s.proj; j++ {
-		row := s.r[j*m : (j+1)*m]
-		t := 0.0
-		for i, w := range row {
-			t += w * s.z[i]
-		}
-		s.pz[j] = t
-	}
+	mulRows(s.pz[:s.proj], s.r, m, 0, s.z[:m])
 }
 
 // Observe adds x to the running statistics. It fails, changing nothing, on
