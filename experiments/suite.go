@@ -62,8 +62,11 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 		}
 		// A run depends on the verdicts and on the whole context: the
 		// features and, with kind sut, the grey-box block (which the
-		// verdicts' key covers: the same model on the same images).
-		keys, err := json.Marshal([]any{e.verdictKey, e.featureKey, c.Features.kind()})
+		// verdicts' key covers: the same model on the same images), and on
+		// how many of the images the table has: the verdict and feature
+		// caches hold per-image rows, so their keys are those of every
+		// data.limit.
+		keys, err := json.Marshal([]any{e.verdictKey, e.featureKey, c.Features.kind(), t.Images})
 		if err != nil {
 			return res, fmt.Errorf("suite: %w", err)
 		}
@@ -342,7 +345,7 @@ func suiteRunOf(ctx context.Context, j suiteJob, cacheDir string) (suiteRun, err
 	if b, err := limits.ReadFile(path, limits.JSONBytes); err == nil {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
-		if dec.Decode(&r) == nil && r.Iterations > 0 && r.Violations >= 0 && r.Violations <= r.Iterations {
+		if dec.Decode(&r) == nil && r.Iterations == env.rec.Images && r.Violations >= 0 && r.Violations <= r.Iterations {
 			return r, nil
 		}
 	}

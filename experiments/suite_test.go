@@ -284,15 +284,17 @@ func TestSuiteTune(t *testing.T) {
 	}
 }
 
-// TestSuiteRunCacheContext: a run's cache key covers the whole context, so
-// adding the grey-box block to the features runs every agent anew instead
-// of reusing the runs made without it.
+// TestSuiteRunCacheContext: a run's cache key covers the whole context and
+// the table's images, so adding the grey-box block to the features, or
+// another data.limit, runs every agent anew instead of reusing the runs
+// made without it; a cached run of another length is run again.
 func TestSuiteRunCacheContext(t *testing.T) {
 	needFashionMNIST(t)
 	assets := sharedpath.ForTest(t, "assets")
 	dir := t.TempDir()
 	doc := strings.Replace(tinySuite(dir), "scenarios: [hierarchical, rotation]", "scenarios: [basic]", 1)
 	doc = strings.Replace(doc, "seeds: 1-3", "seeds: 1", 1)
+	var res record.Suite
 	runs := func(kind string) int {
 		t.Helper()
 		path := filepath.Join(dir, "suite.yaml")
@@ -303,7 +305,7 @@ func TestSuiteRunCacheContext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := RunSuite(context.Background(), cfg, io.Discard, nil); err != nil {
+		if res, err = RunSuite(context.Background(), cfg, io.Discard, nil); err != nil {
 			t.Fatal(err)
 		}
 		files, err := filepath.Glob(filepath.Join(cfg.Cache, "suite-runs", "*.json"))
@@ -321,6 +323,35 @@ func TestSuiteRunCacheContext(t *testing.T) {
 	}
 	if with := runs("[phash, sut]"); with != 2*first {
 		t.Fatalf("with the grey-box block: %d cached runs, want %d (new keys)", with, 2*first)
+	}
+	doc = strings.ReplaceAll(doc, "limit: 30", "limit: 20")
+	if fewer := runs("phash"); fewer != 3*first {
+		t.Fatalf("on 20 of the 30 images: %d cached runs, want %d (new keys)", fewer, 3*first)
+	}
+	for _, e := range res.Envs {
+		for _, r := range e.Runs {
+			if r.Iterations[0] != 20 {
+				t.Fatalf("%s: %s ran %d iterations on 20 images", e.Name, r.Agent, r.Iterations[0])
+			}
+		}
+	}
+	// A cached run whose length is not the table's is run again.
+	files, err := filepath.Glob(filepath.Join(dir, "cache", "suite-runs", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f, []byte(`{"score":0.5,"violations":1,"iterations":2}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs("phash")
+	for _, e := range res.Envs {
+		for _, r := range e.Runs {
+			if r.Iterations[0] != 20 {
+				t.Fatalf("%s: %s: a cached run of 2 iterations was used for 20 images", e.Name, r.Agent)
+			}
+		}
 	}
 }
 
