@@ -16,21 +16,30 @@ import (
 	"github.com/amt-dev/amt/scenario"
 )
 
-// suiteDir is the committed agent benchmark (make suite).
-const suiteDir = "suite"
+// suiteDirs are the committed agent benchmarks: make suite, and make
+// suite-fm10k (the same with all 10,000 Fashion-MNIST test images).
+var suiteDirs = []string{"suite", "suite-fm10k"}
 
-// TestCommittedSuite checks results/suite/ against the code. Its report,
-// figures and tables are what amt suite -dir draws from its suite.json,
-// byte for byte. Its runs are what the code produces where the tables are
-// committed (results/sweeps/: the CIFAR-10 SqueezeNet and the COCO
-// detector of rq1, whose inputs suite.json must name): there every
-// environment's oracles are recomputed exactly, and every agent's run with
-// the first seed is replayed and must give the committed score and counts.
-// (The other SUTs' tables are not committed; make suite recomputes them.)
+// TestCommittedSuite checks results/suite/ and results/suite-fm10k/ against
+// the code. Their reports, figures and tables are what amt suite -dir draws
+// from their suite.json, byte for byte. Their runs are what the code
+// produces where the tables are committed (results/sweeps/: the CIFAR-10
+// SqueezeNet and the COCO detector of rq1, whose inputs suite.json must
+// name): there every environment's oracles are recomputed exactly, and
+// every agent's run with the first seed is replayed and must give the
+// committed score and counts. (The other SUTs' tables are not committed;
+// make suite recomputes them.)
 func TestCommittedSuite(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("the committed results were made on amd64; %s computes other last bits", runtime.GOARCH)
 	}
+	for _, dir := range suiteDirs {
+		t.Run(dir, func(t *testing.T) { checkCommittedSuite(t, dir) })
+	}
+}
+
+// checkCommittedSuite is TestCommittedSuite on the results folder dir.
+func checkCommittedSuite(t *testing.T, suiteDir string) {
 	s, err := record.ReadSuite(filepath.Join(suiteDir, record.SuiteFile))
 	if err != nil {
 		t.Fatal(err)
