@@ -36,6 +36,10 @@ type AgentInfo struct {
 	// context (it only checks its length): callers need not compute
 	// features for it, as the original's RandomAgent never did.
 	ContextFree bool
+	// Revision counts the changes of the agent's arithmetic that change
+	// its runs for the same seed (0 for none yet): run caches put it in
+	// their keys, so that a run of an earlier revision is not reused.
+	Revision int
 
 	// new returns a policy over k arms for contexts of dimension dim
 	// (both ≥ 1, checked by NewPolicy), with internal randomness derived
@@ -50,6 +54,10 @@ type AgentInfo struct {
 	standardized bool
 }
 
+// bankRevision is the Revision of the agents built on regressor banks
+// (bank.go): 1 since their per-weight inverse square root is exact (gd.go).
+const bankRevision = 1
+
 // agents is the agent table, in listing order. A new agent is its own file
 // (the policy, with saveState/loadState) and one entry here.
 var agents = []AgentInfo{
@@ -57,22 +65,22 @@ var agents = []AgentInfo{
 		new: func(k, dim int, _ Config, _ uint64) (learner, error) { return NewUniform(k, dim) }},
 	{Name: "cover", Doc: "the paper's: VW 8.x online cover (--cover 3 --psi 1 --nn 16, DR), rounded probabilities and costs",
 		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"round": "true"},
-		new: coverLearner},
+		new: coverLearner, Revision: bankRevision},
 	{Name: "cover-modern", Doc: "cover with VW ≥ 9 semantics (a floor ε/K on every arm)",
 		Options: []Option{optHidden, optPolicies, optPsi, optMode, optEpsilon, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"mode": "modern"},
-		new: coverLearner},
+		new: coverLearner, Revision: bankRevision},
 	{Name: "epsilon-greedy", Doc: "ε uniform, else the arm of least predicted cost (importance-weighted regression)",
 		Options: []Option{optHidden, optEpsilon, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"estimator": "iwr"},
-		new: csLearner(epsGreedy{})},
+		new: csLearner(epsGreedy{}), Revision: bankRevision},
 	{Name: "softmax", Doc: "probabilities ∝ exp(−λ · range-normalised predicted cost)",
 		Options: []Option{optHidden, optLambda, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"estimator": "iwr"},
-		new: csLearner(softmax{})},
+		new: csLearner(softmax{}), Revision: bankRevision},
 	{Name: "squarecb", Doc: "inverse-gap weighting on a regression oracle (Foster & Rakhlin 2020)",
 		Options: []Option{optHidden, optGammaScale, optGammaExp, optLR, optRound, optStandardize, optProj, optSeed},
-		new:     csLearner(squareCB{})},
+		new:     csLearner(squareCB{}), Revision: bankRevision},
 	{Name: "bootstrap-ts", Doc: "bootstrapped Thompson sampling over online bags",
 		Options: []Option{optHidden, optBags, optEstimator, optLR, optRound, optStandardize, optProj, optSeed}, Defaults: Options{"estimator": "iwr"},
-		new: csLearner(bootstrapTS{})},
+		new: csLearner(bootstrapTS{}), Revision: bankRevision},
 	{Name: "linucb", Doc: "LinUCB on costs: per-arm ridge regression, lower confidence bound; standardised, projected contexts",
 		Options:  []Option{optLambda, optAlpha, optStandardize, optProj, optRound},
 		Defaults: Options{"lambda": "1", "alpha": "0.1", "standardize": "true"},
@@ -114,6 +122,15 @@ func AgentTable() []AgentInfo {
 		out[i].Defaults = maps.Clone(out[i].Defaults)
 	}
 	return out
+}
+
+// AgentRevision returns the named agent's Revision (0 for an unknown name).
+func AgentRevision(agent string) int {
+	a, err := lookupAgent(agent)
+	if err != nil {
+		return 0
+	}
+	return a.Revision
 }
 
 // lookupAgent returns the table entry of the named agent.

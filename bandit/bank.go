@@ -32,17 +32,6 @@ func (s *gdState) widen(y float64) {
 // clip clamps a raw prediction to the label range.
 func (s *gdState) clip(v float64) float64 { return min(max(v, s.Lo), s.Hi) }
 
-// rsqrt is the fast inverse square root (VW's InvSqrt) with two Newton
-// steps, relative error below 5e-6, close to the SSE path's RSQRTPS plus
-// one step.
-func rsqrt(x float32) float32 {
-	i := math.Float32bits(x)
-	i = 0x5f3759df - i>>1
-	y := math.Float32frombits(i)
-	y *= 1.5 - 0.5*x*y*y
-	return y * (1.5 - 0.5*x*y*y)
-}
-
 // update applies VW's default per-weight step (adaptive, normalised,
 // importance-invariant, power_t 0.5) for squared loss to the weights w with
 // features x: x2[i] = x[i]², xin[i] = x[i]/N[i] (0 for an absent feature),
@@ -103,7 +92,7 @@ func (s *gdState) update(w, G, x, x2, xin, xr []float32, normx, pred, y, wt floa
 // bank) and walking it again costs more than the whole 2 ms decision
 // budget. Instead the gradient of each hidden unit (a scalar times x) is
 // applied in two fused per-weight passes (gd.go), in SSE assembly on amd64
-// (RSQRTPS plus one Newton step, like VW's SSE path) and in Go elsewhere.
+// and in Go elsewhere, bit for bit alike.
 // TestUpdateFollowsGorgoniaGradient checks the hand-applied step against
 // Gorgonia's symbolic gradient of the same network; see
 // BenchmarkHierarchicalDecision for the speed.
@@ -119,10 +108,12 @@ func (s *gdState) update(w, G, x, x2, xin, xr []float32, normx, pred, y, wt floa
 // uses it; tanh is exact (VW uses a fast approximation); logged
 // probabilities below 1e-6 count as 1e-6 in importance weights and DR
 // corrections; numeric guards clamp weights to ±1e20 and squared-gradient
-// sums to 3e38. The SSE and Go inverse square roots differ by < 1e-5
-// relative, so results are byte-identical for a seed on one platform, not
-// across amd64 and other architectures. TestMatchesVWMeasurements compares
-// the learning behaviour with real VW 8.8.1 and 9.10.0 runs.
+// sums to 3e38; the per-weight inverse square root is exact (VW
+// approximates it; gd.go says why). Results are byte-identical for a seed
+// on every amd64 host, Intel or AMD; other architectures sum the forward
+// pass's dot products in another order (gonum's generic code), so their
+// last bits differ. TestMatchesVWMeasurements compares the learning
+// behaviour with real VW 8.8.1 and 9.10.0 runs.
 type bank struct {
 	M, D, H int
 

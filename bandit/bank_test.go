@@ -1,6 +1,8 @@
 package bandit
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -94,12 +96,13 @@ func TestBankLearnsRegression(t *testing.T) {
 	}
 }
 
-// TestGDPassesMatchGo checks the platform's per-weight loops (SSE on amd64)
-// against the pure Go ones, including tails, zero features and the
-// clamps.
+// TestGDPassesMatchGo checks the platform's per-weight loops (SSE and, where
+// the host has it, AVX2 on amd64) against the pure Go ones bit for bit,
+// including tails, zero features and the clamps: the Go code defines the
+// arithmetic on every host.
 func TestGDPassesMatchGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	for _, n := range []int{0, 1, 3, 4, 7, 513} {
+	for _, n := range []int{0, 1, 3, 4, 7, 8, 12, 513, 524} {
 		mk := func() []float32 { return make([]float32, n) }
 		G, x, x2, xin := mk(), mk(), mk(), mk()
 		for i := 0; i < n; i++ {
@@ -115,17 +118,28 @@ func TestGDPassesMatchGo(t *testing.T) {
 		if n == 513 {
 			G[1] = 2.9e38 // reaches the 3e38 cap
 		}
+		G0 := append([]float32(nil), G...)
 		G2 := append([]float32(nil), G...)
 		xr, xr2 := mk(), mk()
-		s := gdPass1(G, x, x2, xin, xr, 0.7)
 		s2 := gdPass1Go(G2, x, x2, xin, xr2, 0.7)
-		if math.Abs(float64(s-s2)) > 1e-4*math.Abs(float64(s2))+1e-6 {
-			t.Errorf("n=%d: sum %v, Go %v", n, s, s2)
-		}
-		for i := range G {
-			if G[i] != G2[i] || math.Abs(float64(xr[i]-xr2[i])) > 1e-4*math.Abs(float64(xr2[i]))+1e-9 {
-				t.Fatalf("n=%d i=%d: G %v/%v xr %v/%v", n, i, G[i], G2[i], xr[i], xr2[i])
+		m := n &^ 3
+		for name, lanes := range gdLanes() {
+			copy(G, G0)
+			s := lanes(G[:m], x[:m], x2[:m], xin[:m], xr[:m], 0.7)
+			if m < n {
+				s += gdPass1Tail(G[m:], x[m:], x2[m:], xin[m:], xr[m:], 0.7)
 			}
+			if math.Float32bits(s) != math.Float32bits(s2) {
+				t.Errorf("%s, n=%d: sum %v, Go %v", name, n, s, s2)
+			}
+			for i := range G {
+				if math.Float32bits(G[i]) != math.Float32bits(G2[i]) || math.Float32bits(xr[i]) != math.Float32bits(xr2[i]) {
+					t.Fatalf("%s, n=%d i=%d: G %v/%v xr %v/%v", name, n, i, G[i], G2[i], xr[i], xr2[i])
+				}
+			}
+		}
+		if s := gdPass1(G0, x, x2, xin, xr, 0.7); math.Float32bits(s) != math.Float32bits(s2) {
+			t.Errorf("gdPass1, n=%d: sum %v, Go %v", n, s, s2)
 		}
 		w := mk()
 		for i := range w {
@@ -138,9 +152,43 @@ func TestGDPassesMatchGo(t *testing.T) {
 		gdPass2(w, xr, 1e3)
 		gdPass2Go(w2, xr, 1e3)
 		for i := range w {
-			if math.Abs(float64(w[i]-w2[i])) > 1e-5*math.Abs(float64(w2[i]))+1e-6 || math.Abs(float64(w[i])) > 1e20 {
+			if math.Float32bits(w[i]) != math.Float32bits(w2[i]) || math.Abs(float64(w[i])) > 1e20 {
 				t.Fatalf("n=%d i=%d: w %v, Go %v", n, i, w[i], w2[i])
 			}
 		}
+	}
+}
+
+// TestGDPassGolden pins gdPass1's and gdPass2's bits on a fixed input, so
+// that a host or compiler that computes other bits (a fused multiply-add,
+// an approximate square root) fails here and not only in the committed
+// results, which are checked on amd64 alone.
+func TestGDPassGolden(t *testing.T) {
+	const n = 523
+	G, x, x2, xin, xr, w := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range G {
+		x[i] = float32(i%17-8) / 7
+		x2[i] = x[i] * x[i]
+		xin[i] = x[i] / float32(1+i%5)
+		G[i] = float32(i%11) / 3
+		w[i] = float32(i%13-6) / 5
+	}
+	s := gdPass1(G, x, x2, xin, xr, 0.37)
+	gdPass2(w, xr, -0.61)
+	h := fnv.New64a()
+	for _, v := range [][]float32{{s}, G, xr, w} {
+		for _, f := range v {
+			binary.Write(h, binary.LittleEndian, math.Float32bits(f))
+		}
+	}
+	// The hash of the same computation in NumPy's float32 arithmetic
+	// (IEEE square root and division, the lanes added as gdPass1 does).
+	if got, want := h.Sum64(), uint64(0xc52021ad041a3a07); got != want {
+		t.Errorf("gdPass1/gdPass2 bits hash to %#x, want %#x (sum %v)", got, want, s)
+	}
+	// One element by hand: x = −6/7, G = 2/3 + 0.37·x², xin = x/3.
+	g := float32(2)/3 + float32(float32(0.37)*x2[2])
+	if want := xin[2] / float32(math.Sqrt(float64(g))); xr[2] != want {
+		t.Errorf("xr[2] = %v, want %v", xr[2], want)
 	}
 }

@@ -1,50 +1,94 @@
 package bandit
 
-// The two per-weight loops of gdState.update. gdPass1 and gdPass2 are
-// assembly (SSE) on amd64 and gdPass1Go / gdPass2Go elsewhere (or with
-// the purego build tag); the Go versions are always compiled so tests can
-// compare them.
+import "math"
 
-// gdPass1Go accumulates G[i] += g2·x2[i] (capped at 3e38), sets
-// xr[i] = xin[i]/√G[i] and returns Σ x[i]·xr[i]. All slices have len(G)
-// elements. The inverse square root is VW's fast approximation with one
-// Newton step; G is floored at 1e-30 inside it (absent features have
-// xin = 0 and contribute nothing).
-func gdPass1Go(G, x, x2, xin, xr []float32, g2 float32) float32 {
+// The two per-weight loops of gdState.update. Their arithmetic is defined
+// here, in Go, operation by operation, and every platform computes exactly
+// it: gdPass1Lanes and gdPass2Lanes are assembly (SSE) on amd64 and the Go
+// functions below elsewhere (or with the purego build tag); the Go versions
+// are always compiled so that tests compare them bit for bit.
+//
+// The inverse square root of VW's per-weight rule is computed exactly, as a
+// division by a correctly rounded square root. VW 8.x approximates it (SSE's
+// RSQRTSS plus a Newton step, or the fast inverse square root without SSE),
+// and so did amt until it was found that the approximation instruction is
+// not the same on every x86: its results are implementation-specific (Intel
+// and AMD processors differ in the last bits), which moved a learning
+// agent's choices, and so the committed results, with the host's vendor.
+// IEEE square root and division give the same bits on every host. Products
+// are converted explicitly before they are added, so that no compiler fuses
+// them into multiply-adds (the Go specification allows fusion otherwise).
+
+// gdPass1 accumulates G[i] += g2·x2[i] (capped at 3e38), sets
+// xr[i] = xin[i]/√max(G[i], 1e-30) and returns Σ x[i]·xr[i]. All slices
+// have len(G) elements. The sum is taken in four lanes over the first
+// len(G)/4·4 elements (lane l adds the elements i ≡ l mod 4 in order,
+// reduced as (l0+l2)+(l1+l3)), plus the rest in order. Absent features have
+// xin = 0 and contribute nothing.
+func gdPass1(G, x, x2, xin, xr []float32, g2 float32) float32 {
 	n := len(G)
 	x, x2, xin, xr = x[:n], x2[:n], xin[:n], xr[:n]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		g0 := min(G[i]+g2*x2[i], 3e38)
-		g1 := min(G[i+1]+g2*x2[i+1], 3e38)
-		g2_ := min(G[i+2]+g2*x2[i+2], 3e38)
-		g3 := min(G[i+3]+g2*x2[i+3], 3e38)
-		G[i], G[i+1], G[i+2], G[i+3] = g0, g1, g2_, g3
-		v0 := xin[i] * rsqrt(max(g0, 1e-30))
-		v1 := xin[i+1] * rsqrt(max(g1, 1e-30))
-		v2 := xin[i+2] * rsqrt(max(g2_, 1e-30))
-		v3 := xin[i+3] * rsqrt(max(g3, 1e-30))
-		xr[i], xr[i+1], xr[i+2], xr[i+3] = v0, v1, v2, v3
-		s0 += x[i] * v0
-		s1 += x[i+1] * v1
-		s2 += x[i+2] * v2
-		s3 += x[i+3] * v3
+	m := n &^ 3
+	s := gdPass1Lanes(G[:m], x[:m], x2[:m], xin[:m], xr[:m], g2)
+	if m < n {
+		s += gdPass1Tail(G[m:], x[m:], x2[m:], xin[m:], xr[m:], g2)
 	}
-	for ; i < n; i++ {
-		gi := min(G[i]+g2*x2[i], 3e38)
-		G[i] = gi
-		v := xin[i] * rsqrt(max(gi, 1e-30))
-		xr[i] = v
-		s0 += x[i] * v
-	}
-	return (s0 + s1) + (s2 + s3)
+	return s
 }
 
-// gdPass2Go sets w[i] = clamp(w[i] + c·xr[i], −1e20, 1e20).
+// gdStep is gdPass1's arithmetic for element i; it returns x[i]·xr[i].
+func gdStep(G, x, x2, xin, xr []float32, g2 float32, i int) float32 {
+	g := min(G[i]+float32(g2*x2[i]), 3e38)
+	G[i] = g
+	v := xin[i] / float32(math.Sqrt(float64(max(g, 1e-30))))
+	xr[i] = v
+	return float32(x[i] * v)
+}
+
+// gdPass1LanesGo is gdPass1's four-lane part (len(G) a multiple of 4).
+func gdPass1LanesGo(G, x, x2, xin, xr []float32, g2 float32) float32 {
+	var s0, s1, s2, s3 float32
+	for i := 0; i+4 <= len(G); i += 4 {
+		s0 += gdStep(G, x, x2, xin, xr, g2, i)
+		s1 += gdStep(G, x, x2, xin, xr, g2, i+1)
+		s2 += gdStep(G, x, x2, xin, xr, g2, i+2)
+		s3 += gdStep(G, x, x2, xin, xr, g2, i+3)
+	}
+	return (s0 + s2) + (s1 + s3)
+}
+
+// gdPass1Tail is gdPass1 on the last len(G)%4 elements, in order.
+func gdPass1Tail(G, x, x2, xin, xr []float32, g2 float32) float32 {
+	var s float32
+	for i := range G {
+		s += gdStep(G, x, x2, xin, xr, g2, i)
+	}
+	return s
+}
+
+// gdPass1Go is gdPass1 computed in Go alone.
+func gdPass1Go(G, x, x2, xin, xr []float32, g2 float32) float32 {
+	n := len(G)
+	m := n &^ 3
+	s := gdPass1LanesGo(G[:m], x[:m], x2[:m], xin[:m], xr[:m], g2)
+	if m < n {
+		s += gdPass1Tail(G[m:], x[m:n], x2[m:n], xin[m:n], xr[m:n], g2)
+	}
+	return s
+}
+
+// gdPass2 sets w[i] = clamp(w[i] + c·xr[i], −1e20, 1e20).
+func gdPass2(w, xr []float32, c float32) {
+	n := len(w)
+	m := n &^ 3
+	gdPass2Lanes(w[:m], xr[:m], c)
+	gdPass2Go(w[m:], xr[m:n], c)
+}
+
+// gdPass2Go is gdPass2 computed in Go alone.
 func gdPass2Go(w, xr []float32, c float32) {
 	xr = xr[:len(w)]
 	for i := range w {
-		w[i] = min(max(w[i]+c*xr[i], -1e20), 1e20)
+		w[i] = min(max(w[i]+float32(c*xr[i]), -1e20), 1e20)
 	}
 }

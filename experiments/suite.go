@@ -33,8 +33,9 @@ type suiteEnv struct {
 }
 
 // suiteRunVersion is part of every cached suite run's key: a change of
-// the loop or of an agent's code that alters runs must change it (a change
-// of an agent's defaults changes the key by itself).
+// the loop that alters runs must change it (a change of an agent's code
+// that alters its runs raises the agent's revision, and a change of its
+// defaults changes the key by itself).
 const suiteRunVersion = 1
 
 // RunSuite runs an agent benchmark: it computes (or reads from the sweep
@@ -312,7 +313,9 @@ func seedRangeText(seeds []uint64) string {
 // of what the run depends on — the table, the scenario, the objective, the
 // agent with its effective options (its defaults with the given ones
 // applied: a change of an agent's defaults is a new run, and an option
-// written out at its default the same run) and the seed.
+// written out at its default the same run) and its revision
+// (bandit.AgentInfo.Revision; left out at 0, so that the keys made before
+// revisions existed stay valid) and the seed.
 func suiteRunKey(j suiteJob) (string, error) {
 	env, spec, seed := j.cell.env, j.cell.spec, j.cell.seeds[j.seed]
 	cfg, err := bandit.Resolve(spec.Name, spec.Options)
@@ -324,8 +327,9 @@ func suiteRunKey(j suiteJob) (string, error) {
 		Table, Scenario, Objective string
 		Variants                   []string
 		Agent, Options             string
+		Revision                   int `json:",omitempty"`
 		Seed                       uint64
-	}{suiteRunVersion, env.table, env.sc.Name, env.rec.Objective, env.sc.Keys(), spec.Name, cfg.Canonical(spec.Name), seed})
+	}{suiteRunVersion, env.table, env.sc.Name, env.rec.Objective, env.sc.Keys(), spec.Name, cfg.Canonical(spec.Name), bandit.AgentRevision(spec.Name), seed})
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,9 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -396,5 +399,48 @@ func TestSuiteRunKeyOptions(t *testing.T) {
 	cell := &suiteCell{env: env, spec: AgentSpec{ID: "x", Name: "hts", Options: bandit.Options{"no-such": "1"}}, seeds: []uint64{7}}
 	if _, err := suiteRunKey(suiteJob{cell: cell}); err == nil || !strings.Contains(err.Error(), "no-such") {
 		t.Errorf("an unknown option: error %v, want one naming it", err)
+	}
+}
+
+// TestSuiteRunKeyRevision checks that an agent's revision is part of its
+// cached runs' keys, and that an agent still at revision 0 keeps the key
+// made before revisions existed (its cached runs stay valid).
+func TestSuiteRunKeyRevision(t *testing.T) {
+	env := &suiteEnv{rec: record.SuiteEnv{Objective: "fault"}, sc: scenario.Scenario{Name: "basic"}, table: "t"}
+	key := func(agent string) string {
+		t.Helper()
+		k, err := suiteRunKey(suiteJob{cell: &suiteCell{env: env, spec: AgentSpec{ID: agent, Name: agent}, seeds: []uint64{7}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	old := func(agent string) string {
+		t.Helper()
+		cfg, err := bandit.Resolve(agent, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(struct {
+			Version                    int
+			Table, Scenario, Objective string
+			Variants                   []string
+			Agent, Options             string
+			Seed                       uint64
+		}{suiteRunVersion, "t", "basic", "fault", env.sc.Keys(), agent, cfg.Canonical(agent), 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		return hex.EncodeToString(sum[:])[:24] + ".json"
+	}
+	for _, agent := range bandit.Agents() {
+		rev := bandit.AgentRevision(agent)
+		if same := key(agent) == old(agent); same != (rev == 0) {
+			t.Errorf("%s at revision %d: key %s, the key without revisions %s", agent, rev, key(agent), old(agent))
+		}
+	}
+	if bandit.AgentRevision("cover") == 0 || bandit.AgentRevision("hts") != 0 {
+		t.Errorf("revisions: cover %d, hts %d; want cover's > 0 (gd.go's exact inverse square root) and hts's 0", bandit.AgentRevision("cover"), bandit.AgentRevision("hts"))
 	}
 }
