@@ -26,10 +26,20 @@ import "math"
 // reduced as (l0+l2)+(l1+l3)), plus the rest in order. Absent features have
 // xin = 0 and contribute nothing.
 func gdPass1(G, x, x2, xin, xr []float32, g2 float32) float32 {
+	return gdPass1With(gdPass1Lanes, G, x, x2, xin, xr, g2)
+}
+
+// gdPass1Go is gdPass1 computed in Go alone.
+func gdPass1Go(G, x, x2, xin, xr []float32, g2 float32) float32 {
+	return gdPass1With(gdPass1LanesGo, G, x, x2, xin, xr, g2)
+}
+
+// gdPass1With is gdPass1 with lanes computing its four-lane part.
+func gdPass1With(lanes func(G, x, x2, xin, xr []float32, g2 float32) float32, G, x, x2, xin, xr []float32, g2 float32) float32 {
 	n := len(G)
 	x, x2, xin, xr = x[:n], x2[:n], xin[:n], xr[:n]
 	m := n &^ 3
-	s := gdPass1Lanes(G[:m], x[:m], x2[:m], xin[:m], xr[:m], g2)
+	s := lanes(G[:m], x[:m], x2[:m], xin[:m], xr[:m], g2)
 	if m < n {
 		s += gdPass1Tail(G[m:], x[m:], x2[m:], xin[m:], xr[m:], g2)
 	}
@@ -62,17 +72,6 @@ func gdPass1Tail(G, x, x2, xin, xr []float32, g2 float32) float32 {
 	var s float32
 	for i := range G {
 		s += gdStep(G, x, x2, xin, xr, g2, i)
-	}
-	return s
-}
-
-// gdPass1Go is gdPass1 computed in Go alone.
-func gdPass1Go(G, x, x2, xin, xr []float32, g2 float32) float32 {
-	n := len(G)
-	m := n &^ 3
-	s := gdPass1LanesGo(G[:m], x[:m], x2[:m], xin[:m], xr[:m], g2)
-	if m < n {
-		s += gdPass1Tail(G[m:], x[m:n], x2[m:n], xin[m:n], xr[m:n], g2)
 	}
 	return s
 }
