@@ -1,7 +1,6 @@
 package results_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -58,7 +57,7 @@ func checkCommittedSuite(t *testing.T, suiteDir string) {
 		if err != nil {
 			t.Fatalf("%s is not committed: %v", f, err)
 		}
-		if !bytes.Equal(got, want) {
+		if !sameDrawing(f, got, want) {
 			if *update {
 				writeFile(t, filepath.Join(suiteDir, f), got)
 				continue
