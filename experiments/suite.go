@@ -77,6 +77,11 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 			Data:       record.File{Path: filepath.ToSlash(relAssets(c.Data.Path)), SHA256: e.dataHash},
 			Features:   record.File{Path: filepath.ToSlash(relAssets(c.Features.Model)), SHA256: e.featHash},
 			DataFormat: c.Data.Format, Images: t.Images, Grey: c.Data.Format == "idx" || c.Data.Format == "fashion-mnist", SutContext: c.Features.sut()})
+		// The SUT's environments share one context matrix (read only).
+		feats, layout, err := t.contexts(c.Features.sut())
+		if err != nil {
+			return res, fmt.Errorf("suite: %s: %w", c.Name, err)
+		}
 		for _, scName := range cfg.Scenarios {
 			for _, obj := range cfg.Objectives {
 				sc, err := mr.Builtin(scName)
@@ -86,13 +91,13 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 				if obj == "fault" {
 					sc.Objective = scenario.Fault
 				}
-				env, err := t.replayEnv(sc, c.Features.sut())
-				if err != nil {
-					return res, fmt.Errorf("suite: %s: %w", c.Name, err)
-				}
 				rows, err := t.Verdicts(sc.Variants())
 				if err != nil {
 					return res, err
+				}
+				env, err := NewReplayEnv(rows, feats, layout, sc)
+				if err != nil {
+					return res, fmt.Errorf("suite: %s: %w", c.Name, err)
 				}
 				se := &suiteEnv{sc: sc, env: env, table: record.SHA256(keys),
 					rec: record.SuiteEnv{Name: sutName + "/" + scName + "/" + obj, SUT: sutName, Scenario: scName, Objective: obj, Images: t.Images,
