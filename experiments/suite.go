@@ -318,9 +318,9 @@ func seedRangeText(seeds []uint64) string {
 // of what the run depends on — the table, the scenario, the objective, the
 // agent with its effective options (its defaults with the given ones
 // applied: a change of an agent's defaults is a new run, and an option
-// written out at its default the same run) and its revision
+// written out at its default the same run), its revision
 // (bandit.AgentInfo.Revision; left out at 0, so that the keys made before
-// revisions existed stay valid) and the seed.
+// revisions existed stay valid), and the seed.
 func suiteRunKey(j suiteJob) (string, error) {
 	env, spec, seed := j.cell.env, j.cell.spec, j.cell.seeds[j.seed]
 	cfg, err := bandit.Resolve(spec.Name, spec.Options)
