@@ -21,8 +21,10 @@
 // bandit per arm with a grid of values, learning the scenario's objective)
 // and save to / load from versioned state files. Every agent is one entry
 // of the agent table (agents.go: name, doc line, option keys, defaults,
-// constructor); its constructor returns a policy that can save its state,
-// so an agent that cannot be saved does not compile.
+// revision, constructor); its constructor returns a policy that can save
+// its state, so an agent that cannot be saved does not compile. A change
+// of an agent's code that changes its runs for the same seed raises its
+// revision, which run caches key on.
 //
 // Costs, not rewards, are used inside: a reward r with maximum R becomes
 // the cost R − r. Randomness is explicit: callers sample arms with their
