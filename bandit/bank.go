@@ -109,10 +109,10 @@ func (s *gdState) update(w, G, x, x2, xin, xr []float32, normx, pred, y, wt floa
 // probabilities below 1e-6 count as 1e-6 in importance weights and DR
 // corrections; numeric guards clamp weights to ±1e20 and squared-gradient
 // sums to 3e38; the per-weight inverse square root is exact (VW
-// approximates it; gd.go says why). Results are byte-identical for a seed
-// on every amd64 host, Intel or AMD; other architectures sum the forward
-// pass's dot products in another order (gonum's generic code), so their
-// last bits differ. TestMatchesVWMeasurements compares the learning
+// approximates it; gd.go says why). For the same inputs and seed, results
+// are byte-identical on every amd64 host, Intel or AMD; other
+// architectures sum the forward pass's dot products in another order
+// (gonum's generic code), so their last bits differ. TestMatchesVWMeasurements compares the learning
 // behaviour with real VW 8.8.1 and 9.10.0 runs.
 type bank struct {
 	M, D, H int
