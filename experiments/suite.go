@@ -77,12 +77,18 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 			Data:       record.File{Path: filepath.ToSlash(relAssets(c.Data.Path)), SHA256: e.dataHash},
 			Features:   record.File{Path: filepath.ToSlash(relAssets(c.Features.Model)), SHA256: e.featHash},
 			DataFormat: c.Data.Format, Images: t.Images, Grey: c.Data.Format == "idx" || c.Data.Format == "fashion-mnist", SutContext: c.Features.sut()})
-		// The SUT's environments share one context matrix (read only).
+		// The SUT's environments share one context matrix, and a
+		// scenario's objectives one replay (its outcomes do not depend on
+		// the objective; both are read only).
 		feats, layout, err := t.contexts(c.Features.sut())
 		if err != nil {
 			return res, fmt.Errorf("suite: %s: %w", c.Name, err)
 		}
 		for _, scName := range cfg.Scenarios {
+			var (
+				rows []record.Verdict
+				env  *ReplayEnv
+			)
 			for _, obj := range cfg.Objectives {
 				sc, err := mr.Builtin(scName)
 				if err != nil {
@@ -91,13 +97,13 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 				if obj == "fault" {
 					sc.Objective = scenario.Fault
 				}
-				rows, err := t.Verdicts(sc.Variants())
-				if err != nil {
-					return res, err
-				}
-				env, err := NewReplayEnv(rows, feats, layout, sc)
-				if err != nil {
-					return res, fmt.Errorf("suite: %s: %w", c.Name, err)
+				if env == nil {
+					if rows, err = t.Verdicts(sc.Variants()); err != nil {
+						return res, err
+					}
+					if env, err = NewReplayEnv(rows, feats, layout, sc); err != nil {
+						return res, fmt.Errorf("suite: %s: %w", c.Name, err)
+					}
 				}
 				se := &suiteEnv{sc: sc, env: env, table: record.SHA256(keys),
 					rec: record.SuiteEnv{Name: sutName + "/" + scName + "/" + obj, SUT: sutName, Scenario: scName, Objective: obj, Images: t.Images,
