@@ -4,17 +4,20 @@ import "math"
 
 // The two per-weight loops of gdState.update. Their arithmetic is defined
 // here, in Go, operation by operation, and every platform computes exactly
-// it: gdPass1Lanes and gdPass2Lanes are assembly (SSE) on amd64 and the Go
-// functions below elsewhere (or with the purego build tag); the Go versions
-// are always compiled so that tests compare them bit for bit.
+// it: gdPass1Lanes and gdPass2Lanes are assembly on amd64 (SSE, and AVX2
+// for gdPass1Lanes where the host has it) and the Go functions below
+// elsewhere (or with the purego build tag); the Go versions are always
+// compiled so that tests compare them bit for bit.
 //
 // The inverse square root of VW's per-weight rule is computed exactly, as a
-// division by a correctly rounded square root. VW 8.x approximates it (SSE's
-// RSQRTSS plus a Newton step, or the fast inverse square root without SSE),
-// and so did amt until it was found that the approximation instruction is
+// division by a correctly rounded square root. VW 8.x approximates it (with
+// SSE's RSQRTSS, or the fast inverse square root without SSE), and so did
+// amt (RSQRTPS plus a Newton step) until it was found that the instruction is
 // not the same on every x86: its results are implementation-specific (Intel
-// and AMD processors differ in the last bits), which moved a learning
-// agent's choices, and so the committed results, with the host's vendor.
+// and AMD processors differ in the last bits), which can move a learning
+// agent's choices, and so the committed results, with the host's vendor
+// (the purego build's approximation, as close, moved two committed cover
+// runs).
 // IEEE square root and division give the same bits on every host. Products
 // are converted explicitly before they are added, so that no compiler fuses
 // them into multiply-adds (the Go specification allows fusion otherwise).
