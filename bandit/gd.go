@@ -16,7 +16,7 @@ import "math"
 // not the same on every x86: its results are implementation-specific (Intel
 // and AMD processors differ in the last bits), which can move a learning
 // agent's choices, and so the committed results, with the host's vendor
-// (the purego build's approximation, as close, moved two committed cover
+// (a coarser approximation, the purego build's, moved two committed cover
 // runs).
 // IEEE square root and division give the same bits on every host. Products
 // are converted explicitly before they are added, so that no compiler fuses
