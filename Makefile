@@ -9,7 +9,7 @@ RQ3 := rq3-classification rq3-detection
 # The 10,000-image CIFAR-10 variants (detection has only its 158-image subset).
 PAPER_SCALE := rq1-classification rq2-rotation-classification rq2-shear-classification rq3-classification
 
-.PHONY: all build test vet bench bench-all bench-ort fuzz gpu-check gpu-check-build rq1 rq2 rq3 results compare regression gate-power gate-power-cover ablations paper-scale suite suite-fm10k corruptions clean
+.PHONY: all build test vet bench bench-all bench-ort fuzz gpu-check gpu-check-build rq1 rq2 rq3 results compare regression gate-power gate-power-cover ablations paper-scale suite corruptions clean
 
 all: build
 
@@ -165,11 +165,6 @@ ablations: build
 # it: apt-get install dataset-fashion-mnist).
 suite: build
 	$(BIN) suite -config experiments/configs/suite.yaml
-
-# The same benchmark with all 10,000 Fashion-MNIST test images
-# (results/suite-fm10k/report.md): about an hour of agent runs on 2 cores.
-suite-fm10k: build
-	$(BIN) suite -config experiments/configs/suite-fm10k.yaml
 
 # The corruption report (docs/corruptions.md): ResNet-20 and
 # SqueezeNet-1.1 on the 18 common corruptions × severities 1-5 over the

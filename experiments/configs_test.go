@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,47 +90,5 @@ func TestCompareAgentsSpellsDefaults(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("compare-agents.yaml lacks agent %s", name)
 		}
-	}
-}
-
-// suite-fm10k.yaml is suite.yaml but for its name, its description and the
-// Fashion-MNIST SUTs' data.limit (10,000 for 2,000): comments aside, line
-// for line.
-func TestSuiteConfigsAgree(t *testing.T) {
-	lines := func(path string) []string {
-		t.Helper()
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, l := range strings.Split(string(b), "\n") {
-			if s := strings.TrimSpace(l); s == "" || strings.HasPrefix(s, "#") || strings.HasPrefix(l, "description: ") {
-				continue
-			}
-			out = append(out, l)
-		}
-		return out
-	}
-	base, long := lines(filepath.Join("configs", "suite.yaml")), lines(filepath.Join("configs", "suite-fm10k.yaml"))
-	if len(base) != len(long) {
-		t.Fatalf("suite.yaml has %d lines of YAML, suite-fm10k.yaml %d", len(base), len(long))
-	}
-	limits := 0
-	for i, l := range base {
-		want := l
-		switch {
-		case l == "name: suite":
-			want = "name: suite-fm10k"
-		case strings.Contains(l, "format: fashion-mnist") && strings.Contains(l, "limit: 2000"):
-			want = strings.Replace(l, "limit: 2000", "limit: 10000", 1)
-			limits++
-		}
-		if long[i] != want {
-			t.Errorf("suite-fm10k.yaml: %q, want %q (suite.yaml: %q)", long[i], want, l)
-		}
-	}
-	if limits != 6 {
-		t.Errorf("%d Fashion-MNIST SUTs with limit 2000 in suite.yaml, want the zoo's 6", limits)
 	}
 }

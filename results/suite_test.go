@@ -15,11 +15,10 @@ import (
 	"github.com/amt-dev/amt/scenario"
 )
 
-// suiteDirs are the committed agent benchmarks: make suite, and make
-// suite-fm10k (the same with all 10,000 Fashion-MNIST test images).
-var suiteDirs = []string{"suite", "suite-fm10k"}
+// suiteDirs are the committed agent benchmarks: make suite.
+var suiteDirs = []string{"suite"}
 
-// TestCommittedSuite checks results/suite/ and results/suite-fm10k/ against
+// TestCommittedSuite checks the folders of suiteDirs against
 // the code. Their reports, figures and tables are what amt suite -dir draws
 // from their suite.json, byte for byte. Their runs are what the code
 // produces where the tables are committed (results/sweeps/: the CIFAR-10
