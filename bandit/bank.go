@@ -112,8 +112,9 @@ func (s *gdState) update(w, G, x, x2, xin, xr []float32, normx, pred, y, wt floa
 // approximates it; gd.go says why). For the same inputs and seed, results
 // are byte-identical on every amd64 host, Intel or AMD; other
 // architectures sum the forward pass's dot products in another order
-// (gonum's generic code), so their last bits differ. TestMatchesVWMeasurements compares the learning
-// behaviour with real VW 8.8.1 and 9.10.0 runs.
+// (gonum's generic code), so their last bits differ.
+// TestMatchesVWMeasurements compares the learning behaviour with real VW
+// 8.8.1 and 9.10.0 runs.
 type bank struct {
 	M, D, H int
 

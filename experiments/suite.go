@@ -85,25 +85,22 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig, log io.Writer, progress Pro
 			return res, fmt.Errorf("suite: %s: %w", c.Name, err)
 		}
 		for _, scName := range cfg.Scenarios {
-			var (
-				rows []record.Verdict
-				env  *ReplayEnv
-			)
+			paper, err := mr.Builtin(scName)
+			if err != nil {
+				return res, err
+			}
+			rows, err := t.Verdicts(paper.Variants())
+			if err != nil {
+				return res, err
+			}
+			env, err := NewReplayEnv(rows, feats, layout, paper)
+			if err != nil {
+				return res, fmt.Errorf("suite: %s: %w", c.Name, err)
+			}
 			for _, obj := range cfg.Objectives {
-				sc, err := mr.Builtin(scName)
-				if err != nil {
-					return res, err
-				}
+				sc := paper
 				if obj == "fault" {
 					sc.Objective = scenario.Fault
-				}
-				if env == nil {
-					if rows, err = t.Verdicts(sc.Variants()); err != nil {
-						return res, err
-					}
-					if env, err = NewReplayEnv(rows, feats, layout, sc); err != nil {
-						return res, fmt.Errorf("suite: %s: %w", c.Name, err)
-					}
 				}
 				se := &suiteEnv{sc: sc, env: env, table: record.SHA256(keys),
 					rec: record.SuiteEnv{Name: sutName + "/" + scName + "/" + obj, SUT: sutName, Scenario: scName, Objective: obj, Images: t.Images,
